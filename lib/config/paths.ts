@@ -1,0 +1,30 @@
+/**
+ * Where asm and the agents keep their files. Every path honours the environment so tests run on temporary
+ * homes: `ASM_HOME`, `HOME`, `CODEX_HOME`, `GEMINI_CLI_HOME`.
+ * @module
+ */
+import { join } from "node:path";
+
+/** The environment a path is resolved from; defaults to the process environment. */
+export type Env = Record<string, string | undefined>;
+
+function processEnv(): Env {
+  return Deno.env.toObject();
+}
+
+/** The user's home folder (`HOME`). Throws a plain sentence when it is not set. */
+export function homeDir(env: Env = processEnv()): string {
+  const home = env.HOME;
+  if (!home) throw new Error("HOME is not set; asm needs it to find its data folder and the agents' folders");
+  return home;
+}
+
+/** asm's data folder: `ASM_HOME`, else `~/.asm`. */
+export function asmHome(env: Env = processEnv()): string {
+  return env.ASM_HOME || join(homeDir(env), ".asm");
+}
+
+/** The folder this checkout lives in (the parent of `lib/`). */
+export function repoRoot(): string {
+  return new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+}

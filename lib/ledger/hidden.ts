@@ -1,0 +1,66 @@
+/**
+ * The hidden-row rule, ONCE, as SQL and as its exact TypeScript twin. The list, the counts, the heat map, the
+ * projects and the board all call one of these two, so they can never disagree about who counts. Nothing is
+ * deleted: `?all=1` returns every row. hidden_test.ts generates many rows and checks both agree on each.
+ * @module
+ */
+
+/** The columns the rule reads. */
+export interface HiddenFacts {
+  nested: number;
+  source: string | null;
+  thread_source: string | null;
+  harness: number;
+  status: string;
+  name: string | null;
+  turns: number | null;
+  prompts: number;
+}
+
+/** Why a row is hidden, in the order the rule tests them. */
+export type HiddenReason =
+  | "sub-agent"
+  | "non-user thread"
+  | "headless"
+  | "harness folder"
+  | "nothing happened";
+
+/**
+ * SQL expression giving the hidden reason of a `sessions` row (NULL when visible). Use it as
+ * `SELECT ${HIDDEN_REASON_SQL} AS hidden_reason ...`; keep it and `hiddenReason` in step.
+ */
+export const HIDDEN_REASON_SQL = `(CASE
+  WHEN nested = 1 OR source = 'subagent' THEN 'sub-agent'
+  WHEN (thread_source IS NOT NULL AND thread_source <> 'user') OR source = 'title-generation' THEN 'non-user thread'
+  WHEN source = 'headless' THEN 'headless'
+  WHEN harness = 1 THEN 'harness folder'
+  WHEN status IN ('ended', 'lost', 'killed') AND (name IS NULL OR name = '')
+    AND MAX(COALESCE(turns, 0), prompts) <= 1 THEN 'nothing happened'
+  ELSE NULL END)`;
+
+/** The TypeScript twin of HIDDEN_REASON_SQL: null when the row is visible. */
+export function hiddenReason(row: HiddenFacts): HiddenReason | null {
+  if (row.nested === 1 || row.source === "subagent") return "sub-agent";
+  if ((row.thread_source !== null && row.thread_source !== "user") || row.source === "title-generation") {
+    return "non-user thread";
+  }
+  if (row.source === "headless") return "headless";
+  if (row.harness === 1) return "harness folder";
+  if (
+    (row.status === "ended" || row.status === "lost" || row.status === "killed") &&
+    (row.name === null || row.name === "") &&
+    Math.max(row.turns ?? 0, row.prompts) <= 1
+  ) return "nothing happened";
+  return null;
+}
+
+/** True when `path` is `root` or inside it (by path segments, not by string prefix). */
+export function isUnder(path: string, root: string): boolean {
+  const r = root.endsWith("/") ? root.slice(0, -1) : root;
+  return path === r || path.startsWith(r + "/");
+}
+
+/** True when the folder is under one of the harness roots (system temp, asm's data folder, the hooks folder). */
+export function underHarnessRoot(cwd: string | null, roots: readonly string[]): boolean {
+  return cwd !== null && roots.some((root) => root !== "" && isUnder(cwd, root));
+}

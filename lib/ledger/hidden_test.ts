@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { HIDDEN_REASON_SQL, type HiddenFacts, hiddenReason, isUnder, underHarnessRoot } from "./hidden.ts";
+import { MIGRATIONS } from "./schema.ts";
+
+// A small deterministic generator, so a failure names a reproducible row.
+function* rows(count: number, seed = 7): Generator<HiddenFacts> {
+  let x = seed;
+  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(values: T[]): T => values[Math.floor(next() * values.length)];
+  for (let i = 0; i < count; i++) {
+    yield {
+      nested: pick([0, 1, 2]),
+      source: pick([null, "", "interactive", "headless", "subagent", "title-generation", "exec", "Headless"]),
+      thread_source: pick([null, "", "user", "USER", "subagent", "review", "memory"]),
+      harness: pick([0, 1]),
+      status: pick(["starting", "live", "ended", "lost", "killed"]),
+      name: pick([null, "", " ", "My Custom Title"]),
+      turns: pick([null, -1, 0, 1, 2, 40]),
+      prompts: pick([0, 1, 2, 5]),
+    };
+  }
+}
+
+Deno.test("the hidden rule in SQL and its TypeScript twin agree on every one of 20,000 generated rows", () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec(MIGRATIONS.map((m) => m.sql).join("\n"));
+  const insert = db.prepare(
+    `INSERT INTO sessions (asm_id, agent, agent_session_id, nested, source, thread_source, harness, status, name,
+       turns, prompts) VALUES (?, 'claude', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const generated = [...rows(20_000)];
+  db.exec("BEGIN");
+  generated.forEach((r, i) =>
+    insert.run(
+      `id-${i}`,
+      `sid-${i}`,
+      r.nested,
+      r.source,
+      r.thread_source,
+      r.harness,
+      r.status,
+      r.name,
+      r.turns,
+      r.prompts,
+    )
+  );
+  db.exec("COMMIT");
+  const sql = db.prepare(`SELECT asm_id, ${HIDDEN_REASON_SQL} AS reason FROM sessions`).all() as {
+    asm_id: string;
+    reason: string | null;
+  }[];
+  assert.equal(sql.length, generated.length);
+  const reasons = new Set<string | null>();
+  for (const row of sql) {
+    const i = Number(row.asm_id.slice(3));
+    assert.equal(hiddenReason(generated[i]), row.reason, `row ${i}: ${JSON.stringify(generated[i])}`);
+    reasons.add(row.reason);
+  }
+  // the generator reached every branch, so the agreement covers all of them
+  assert.deepEqual(
+    [...reasons].map(String).sort(),
+    ["harness folder", "headless", "non-user thread", "nothing happened", "null", "sub-agent"],
+  );
+  db.close();
+});
+
+Deno.test("a finished, unnamed session with one turn is hidden as nothing happened; a named one is not", () => {
+  const base: HiddenFacts = {
+    nested: 0,
+    source: "interactive",
+    thread_source: "user",
+    harness: 0,
+    status: "ended",
+    name: null,
+    turns: 1,
+    prompts: 1,
+  };
+  assert.equal(hiddenReason(base), "nothing happened");
+  assert.equal(hiddenReason({ ...base, name: "Fix the login page" }), null);
+  assert.equal(hiddenReason({ ...base, turns: 2 }), null);
+  assert.equal(hiddenReason({ ...base, status: "live" }), null);
+});
+
+Deno.test("harness roots match by path segment, not by string prefix", () => {
+  assert.equal(isUnder("/tmp/x", "/tmp"), true);
+  assert.equal(isUnder("/tmp", "/tmp/"), true);
+  assert.equal(isUnder("/tmpfoo/x", "/tmp"), false);
+  assert.equal(underHarnessRoot(null, ["/tmp"]), false);
+  assert.equal(underHarnessRoot("/home/a/.asm/canary", ["/tmp", "/home/a/.asm"]), true);
+});

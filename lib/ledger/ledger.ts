@@ -1,0 +1,423 @@
+/**
+ * The Ledger: EVERY write to SQLite goes through this class, and only the process holding the writer lock opens
+ * it for writing. It gathers facts from the database, asks the pure `transition()` what to do, and writes the
+ * result in one transaction per input.
+ * @module
+ */
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import type { HookEvent } from "./event.ts";
+import { HIDDEN_REASON_SQL, underHarnessRoot } from "./hidden.ts";
+import { asmIdOf } from "./identity.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
+import { isoAt } from "./time.ts";
+import {
+  type LedgerInput,
+  type LedgerState,
+  type ProcessKey,
+  type RunState,
+  type SessionState,
+  type Status,
+  transition,
+} from "./transition.ts";
+
+/** Options of `Ledger.open`. */
+export interface LedgerOptions {
+  /** folders whose sessions are harness runs (system temp, asm's data folder, the hooks folder) */
+  harnessRoots?: readonly string[];
+  /** the clock, for ingested_at; tests pass a fixed one */
+  now?: () => string;
+}
+
+/** What became of one event handed to the ledger. */
+export type ApplyOutcome = "applied" | "duplicate" | "ignored";
+
+/** A session row as the list shows it, with its hidden reason (null when visible). */
+export interface SessionRow {
+  asm_id: string;
+  agent: string;
+  agent_session_id: string;
+  status: Status;
+  name: string | null;
+  cwd: string | null;
+  transcript_path: string | null;
+  source: string | null;
+  thread_source: string | null;
+  nested: number;
+  pid_shared: number;
+  harness: number;
+  started_at: string | null;
+  last_seen: string | null;
+  ended_at: string | null;
+  end_reason: string | null;
+  turns: number | null;
+  prompts: number;
+  cleared_from_asm_id: string | null;
+  launch_token: string | null;
+  hidden: boolean;
+  hidden_reason: string | null;
+}
+
+/** A run row. */
+export interface RunRow extends RunState {
+  run_id: number;
+  asm_id: string;
+}
+
+/** Row counts for /api/health. */
+export interface LedgerCounts {
+  sessions: number;
+  visible: number;
+  live: number;
+  runs: number;
+  open_runs: number;
+  events: number;
+}
+
+/** The ledger was given something it refuses to store. */
+export class LedgerError extends Error {
+  override name = "LedgerError";
+}
+
+type Row = Record<string, SQLInputValue>;
+
+/** The SQLite ledger. */
+export class Ledger {
+  readonly path: string;
+  #db: DatabaseSync;
+  #harnessRoots: readonly string[];
+  #now: () => string;
+
+  private constructor(path: string, db: DatabaseSync, options: LedgerOptions) {
+    this.path = path;
+    this.#db = db;
+    this.#harnessRoots = options.harnessRoots ?? [];
+    this.#now = options.now ?? (() => isoAt());
+  }
+
+  /** Opens (creating and migrating when needed) the ledger at `path`, in WAL mode. */
+  static open(path: string, options: LedgerOptions = {}): Ledger {
+    const db = new DatabaseSync(path);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA foreign_keys = ON");
+    const ledger = new Ledger(path, db, options);
+    ledger.#migrate();
+    return ledger;
+  }
+
+  /** The schema version recorded in `meta`. */
+  schemaVersion(): number {
+    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+      | Row
+      | undefined;
+    return row ? Number(row.value) : 0;
+  }
+
+  #migrate(): void {
+    const hasMeta = this.#db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+      .get();
+    const current = hasMeta ? this.schemaVersion() : 0;
+    if (current > SCHEMA_VERSION) {
+      throw new LedgerError(
+        `the ledger at ${this.path} has schema version ${current}, newer than this asm (${SCHEMA_VERSION}); ` +
+          "update asm or point ASM_HOME elsewhere",
+      );
+    }
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      this.#tx(() => {
+        this.#db.exec(m.sql);
+        this.#db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(
+          String(m.version),
+        );
+      });
+    }
+  }
+
+  #tx<T>(fn: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = fn();
+      this.#db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      this.#db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  /**
+   * Applies one hook event in one transaction: a duplicate event id is discarded before anything else; the
+   * event is stored with what became of it.
+   */
+  applyEvent(event: HookEvent): ApplyOutcome {
+    const expected = asmIdOf(event.agent, event.agent_session_id);
+    if (event.asm_id !== expected) {
+      throw new LedgerError(
+        `event ${event.event_id} carries asm_id ${event.asm_id}, but ${event.agent}:${event.agent_session_id} ` +
+          `is ${expected}`,
+      );
+    }
+    return this.#tx(() => {
+      if (this.#db.prepare("SELECT 1 FROM events WHERE id = ?").get(event.event_id)) return "duplicate";
+      const state = this.#load(event.asm_id);
+      const clearedFrom = event.event === "SessionStart" && event.source === "clear"
+        ? this.#clearedFrom(event)
+        : null;
+      const next = transition(state, { kind: "hook", event, clearedFrom });
+      this.#store(next);
+      this.#insertEvent(event, "applied");
+      return "applied";
+    });
+  }
+
+  /**
+   * Stores an event without applying it (kept as evidence, so a second sight of it is a duplicate), e.g. a
+   * notify for a thread that never gets a transcript.
+   */
+  recordIgnored(event: HookEvent, why: string): ApplyOutcome {
+    return this.#tx(() => {
+      if (this.#db.prepare("SELECT 1 FROM events WHERE id = ?").get(event.event_id)) return "duplicate";
+      this.#insertEvent(event, `ignored: ${why}`);
+      return "ignored";
+    });
+  }
+
+  #insertEvent(event: HookEvent, outcome: string): void {
+    this.#db.prepare(
+      `INSERT INTO events (id, asm_id, agent, agent_session_id, event, ts, payload, ingested_at, outcome)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      event.event_id,
+      event.asm_id,
+      event.agent,
+      event.agent_session_id,
+      event.event,
+      event.ts,
+      JSON.stringify(event),
+      this.#now(),
+      outcome,
+    );
+  }
+
+  /** The poll found these runs' processes gone; a live session with no open run left becomes lost. */
+  runsGone(asmId: string, runs: ProcessKey[], at: string): Status | null {
+    return this.#input(asmId, { kind: "runs_gone", runs, at });
+  }
+
+  /** END: claim `killed` BEFORE the signal, so a poll landing in between cannot overwrite it. */
+  claimKilled(asmId: string, at: string, reason?: string): Status | null {
+    return this.#input(asmId, { kind: "kill_claimed", at, reason });
+  }
+
+  #input(asmId: string, input: LedgerInput): Status | null {
+    return this.#tx(() => {
+      const state = this.#load(asmId);
+      if (!state.session) return null;
+      const next = transition(state, input);
+      this.#store(next);
+      return next.session!.status;
+    });
+  }
+
+  // a cleared context: the new session shares its process with the one that just ended with reason "clear"
+  #clearedFrom(event: HookEvent): string | null {
+    if (event.agent_pid === null || event.agent_proc_start === null) return null;
+    const row = this.#db.prepare(
+      `SELECT r.asm_id FROM runs r JOIN sessions s ON s.asm_id = r.asm_id
+       WHERE r.pid = ? AND r.proc_start = ? AND r.asm_id <> ? AND s.end_reason = 'clear'
+       ORDER BY s.ended_at DESC LIMIT 1`,
+    ).get(event.agent_pid, event.agent_proc_start, event.asm_id) as Row | undefined;
+    return row ? String(row.asm_id) : null;
+  }
+
+  #load(asmId: string): LedgerState {
+    const s = this.#db.prepare("SELECT * FROM sessions WHERE asm_id = ?").get(asmId) as Row | undefined;
+    const runs = this.#db.prepare("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
+    return {
+      session: s
+        ? {
+          asm_id: String(s.asm_id),
+          agent: String(s.agent),
+          agent_session_id: String(s.agent_session_id),
+          status: s.status as Status,
+          name: s.name as string | null,
+          cwd: s.cwd as string | null,
+          transcript_path: s.transcript_path as string | null,
+          nested: s.nested === 1,
+          pid_shared: s.pid_shared === 1,
+          entrypoint: s.entrypoint as string | null,
+          launch_token: s.launch_token as string | null,
+          cleared_from_asm_id: s.cleared_from_asm_id as string | null,
+          started_at: s.started_at as string | null,
+          last_seen: s.last_seen as string | null,
+          ended_at: s.ended_at as string | null,
+          end_reason: s.end_reason as string | null,
+          prompts: Number(s.prompts),
+        }
+        : null,
+      runs: runs.map(toRunState),
+    };
+  }
+
+  #store(state: LedgerState): void {
+    const s = state.session as SessionState;
+    const harness = underHarnessRoot(s.cwd, this.#harnessRoots) ? 1 : 0;
+    this.#db.prepare(
+      `INSERT INTO sessions (asm_id, agent, agent_session_id, status, name, cwd, transcript_path, nested, pid_shared,
+         harness, entrypoint, launch_token, cleared_from_asm_id, started_at, last_seen, ended_at, end_reason, prompts)
+       VALUES ($asm_id, $agent, $agent_session_id, $status, $name, $cwd, $transcript_path, $nested, $pid_shared,
+         $harness, $entrypoint, $launch_token, $cleared_from_asm_id, $started_at, $last_seen, $ended_at, $end_reason,
+         $prompts)
+       ON CONFLICT (asm_id) DO UPDATE SET status = excluded.status, name = excluded.name, cwd = excluded.cwd,
+         transcript_path = excluded.transcript_path, nested = excluded.nested, pid_shared = excluded.pid_shared,
+         harness = excluded.harness, entrypoint = excluded.entrypoint, launch_token = excluded.launch_token,
+         cleared_from_asm_id = excluded.cleared_from_asm_id, started_at = excluded.started_at,
+         last_seen = excluded.last_seen, ended_at = excluded.ended_at, end_reason = excluded.end_reason,
+         prompts = excluded.prompts`,
+    ).run({
+      asm_id: s.asm_id,
+      agent: s.agent,
+      agent_session_id: s.agent_session_id,
+      status: s.status,
+      name: s.name,
+      cwd: s.cwd,
+      transcript_path: s.transcript_path,
+      nested: s.nested ? 1 : 0,
+      pid_shared: s.pid_shared ? 1 : 0,
+      harness,
+      entrypoint: s.entrypoint,
+      launch_token: s.launch_token,
+      cleared_from_asm_id: s.cleared_from_asm_id,
+      started_at: s.started_at,
+      last_seen: s.last_seen,
+      ended_at: s.ended_at,
+      end_reason: s.end_reason,
+      prompts: s.prompts,
+    });
+    const upsertRun = this.#db.prepare(
+      `INSERT INTO runs (asm_id, pid, proc_start, boot_id, launch_token, started_at, ended_at, start_source, end_reason)
+       VALUES ($asm_id, $pid, $proc_start, $boot_id, $launch_token, $started_at, $ended_at, $start_source, $end_reason)
+       ON CONFLICT (asm_id, pid, proc_start) DO UPDATE SET boot_id = excluded.boot_id,
+         launch_token = excluded.launch_token, started_at = excluded.started_at, ended_at = excluded.ended_at,
+         start_source = excluded.start_source, end_reason = excluded.end_reason`,
+    );
+    for (const r of state.runs) {
+      upsertRun.run({
+        asm_id: s.asm_id,
+        pid: r.pid,
+        proc_start: r.proc_start,
+        boot_id: r.boot_id,
+        launch_token: r.launch_token,
+        started_at: r.started_at,
+        ended_at: r.ended_at,
+        start_source: r.start_source,
+        end_reason: r.end_reason,
+      });
+    }
+  }
+
+  /** One session with its hidden reason, or null. */
+  session(asmId: string): SessionRow | null {
+    const row = this.#db.prepare(
+      `SELECT *, ${HIDDEN_REASON_SQL} AS hidden_reason FROM sessions WHERE asm_id = ?`,
+    )
+      .get(asmId) as Row | undefined;
+    return row ? toSessionRow(row) : null;
+  }
+
+  /** The sessions, newest first; hidden rows only with `all`. */
+  listSessions(options: { all?: boolean } = {}): SessionRow[] {
+    const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
+    const rows = this.#db.prepare(
+      `SELECT *, ${HIDDEN_REASON_SQL} AS hidden_reason FROM sessions ${where} ORDER BY last_seen DESC, asm_id`,
+    ).all() as Row[];
+    return rows.map(toSessionRow);
+  }
+
+  /** The runs of one session, oldest first. */
+  runs(asmId: string): RunRow[] {
+    const rows = this.#db.prepare("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
+    return rows.map((r) => ({ ...toRunState(r), run_id: Number(r.run_id), asm_id: String(r.asm_id) }));
+  }
+
+  /** Every run whose process has not been seen to end. */
+  openRuns(): RunRow[] {
+    const rows = this.#db.prepare("SELECT * FROM runs WHERE ended_at IS NULL ORDER BY run_id").all() as Row[];
+    return rows.map((r) => ({ ...toRunState(r), run_id: Number(r.run_id), asm_id: String(r.asm_id) }));
+  }
+
+  /** True when the ledger has a row for this agent session. */
+  hasSession(asmId: string): boolean {
+    return this.#db.prepare("SELECT 1 FROM sessions WHERE asm_id = ?").get(asmId) !== undefined;
+  }
+
+  /** True when an event with this id was stored. */
+  hasEvent(eventId: string): boolean {
+    return this.#db.prepare("SELECT 1 FROM events WHERE id = ?").get(eventId) !== undefined;
+  }
+
+  /** Row counts. */
+  counts(): LedgerCounts {
+    const one = (sql: string) => Number((this.#db.prepare(sql).get() as Row).n);
+    return {
+      sessions: one("SELECT COUNT(*) AS n FROM sessions"),
+      visible: one(`SELECT COUNT(*) AS n FROM sessions WHERE ${HIDDEN_REASON_SQL} IS NULL`),
+      live: one("SELECT COUNT(*) AS n FROM sessions WHERE status = 'live'"),
+      runs: one("SELECT COUNT(*) AS n FROM runs"),
+      open_runs: one("SELECT COUNT(*) AS n FROM runs WHERE ended_at IS NULL"),
+      events: one("SELECT COUNT(*) AS n FROM events"),
+    };
+  }
+
+  /** A read-only query, for tests and diagnostics. */
+  query(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.#db.prepare(sql).all(...params) as Row[];
+  }
+
+  /** Closes the database. */
+  close(): void {
+    this.#db.close();
+  }
+}
+
+function toRunState(r: Row): RunState {
+  return {
+    pid: Number(r.pid),
+    proc_start: Number(r.proc_start),
+    boot_id: r.boot_id as string | null,
+    launch_token: r.launch_token as string | null,
+    started_at: String(r.started_at),
+    ended_at: r.ended_at as string | null,
+    start_source: r.start_source as string | null,
+    end_reason: r.end_reason as string | null,
+  };
+}
+
+function toSessionRow(r: Row): SessionRow {
+  return {
+    asm_id: String(r.asm_id),
+    agent: String(r.agent),
+    agent_session_id: String(r.agent_session_id),
+    status: r.status as Status,
+    name: r.name as string | null,
+    cwd: r.cwd as string | null,
+    transcript_path: r.transcript_path as string | null,
+    source: r.source as string | null,
+    thread_source: r.thread_source as string | null,
+    nested: Number(r.nested),
+    pid_shared: Number(r.pid_shared),
+    harness: Number(r.harness),
+    started_at: r.started_at as string | null,
+    last_seen: r.last_seen as string | null,
+    ended_at: r.ended_at as string | null,
+    end_reason: r.end_reason as string | null,
+    turns: r.turns === null ? null : Number(r.turns),
+    prompts: Number(r.prompts),
+    cleared_from_asm_id: r.cleared_from_asm_id as string | null,
+    launch_token: r.launch_token as string | null,
+    hidden: r.hidden_reason !== null,
+    hidden_reason: r.hidden_reason as string | null,
+  };
+}

@@ -1,0 +1,254 @@
+/**
+ * The status transitions of a session, as ONE pure function: `transition(state, input) -> state'`.
+ * No clock, no database, no /proc: the ledger gathers the facts, this decides, the ledger writes the result.
+ * The table it implements is in docs/runbook.md section 5; transition_test.ts checks it row by row.
+ * @module
+ */
+import type { HookEvent } from "./event.ts";
+
+/** The five statuses, exactly as stored. The page maps killed/lost to ENDED at the last moment. */
+export type Status = "starting" | "live" | "ended" | "lost" | "killed";
+
+/** What the transition needs to know of a session row. */
+export interface SessionState {
+  asm_id: string;
+  agent: string;
+  agent_session_id: string;
+  status: Status;
+  name: string | null;
+  cwd: string | null;
+  transcript_path: string | null;
+  nested: boolean;
+  pid_shared: boolean;
+  entrypoint: string | null;
+  launch_token: string | null;
+  cleared_from_asm_id: string | null;
+  started_at: string | null;
+  last_seen: string | null;
+  ended_at: string | null;
+  end_reason: string | null;
+  prompts: number;
+}
+
+/** One run: one process (pid + start ticks) that carried the session for a while. */
+export interface RunState {
+  pid: number;
+  proc_start: number;
+  boot_id: string | null;
+  launch_token: string | null;
+  started_at: string;
+  ended_at: string | null;
+  start_source: string | null;
+  end_reason: string | null;
+}
+
+/** A session row with its runs; `session` is null before the first event. */
+export interface LedgerState {
+  session: SessionState | null;
+  runs: RunState[];
+}
+
+/** A process that carried a run, by its identity. */
+export interface ProcessKey {
+  pid: number;
+  proc_start: number;
+}
+
+/** What can happen to a session. */
+export type LedgerInput =
+  /** a hook event; `clearedFrom` is the session this one replaced through a cleared context, when known */
+  | { kind: "hook"; event: HookEvent; clearedFrom?: string | null }
+  /** the poll found these runs' processes gone (pid missing, start ticks differ, or another boot) */
+  | { kind: "runs_gone"; runs: ProcessKey[]; at: string }
+  /** END was pressed: claimed before the signal so a poll landing in between cannot overwrite it */
+  | { kind: "kill_claimed"; at: string; reason?: string };
+
+const FINISHED: ReadonlySet<Status> = new Set(["ended", "lost", "killed"]);
+
+/** True for the statuses that mean no process is carrying the session. */
+export function isFinished(status: Status): boolean {
+  return FINISHED.has(status);
+}
+
+function earlier(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a <= b ? a : b;
+}
+
+function later(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a >= b ? a : b;
+}
+
+function sameProcess(run: RunState, key: ProcessKey): boolean {
+  return run.pid === key.pid && run.proc_start === key.proc_start;
+}
+
+function newSession(event: HookEvent): SessionState {
+  return {
+    asm_id: event.asm_id,
+    agent: event.agent,
+    agent_session_id: event.agent_session_id,
+    status: "live",
+    name: null,
+    cwd: null,
+    transcript_path: null,
+    nested: false,
+    pid_shared: false,
+    entrypoint: null,
+    launch_token: null,
+    cleared_from_asm_id: null,
+    started_at: event.ts,
+    last_seen: event.ts,
+    ended_at: null,
+    end_reason: null,
+    prompts: 0,
+  };
+}
+
+function applyHook(state: LedgerState, event: HookEvent, clearedFrom: string | null): LedgerState {
+  const before = state.session ?? newSession(event);
+  const s: SessionState = {
+    ...before,
+    // facts only fill blanks or move forward; a late event never erases what an earlier one said
+    name: event.session_name ?? before.name,
+    cwd: before.cwd ?? event.cwd,
+    transcript_path: event.transcript_path ?? before.transcript_path,
+    nested: before.nested || event.nested,
+    pid_shared: before.pid_shared || event.pid_shared,
+    entrypoint: before.entrypoint ?? event.entrypoint,
+    launch_token: before.launch_token ?? event.launch_token,
+    cleared_from_asm_id: before.cleared_from_asm_id ?? clearedFrom,
+    started_at: earlier(before.started_at, event.ts),
+    last_seen: later(before.last_seen, event.ts),
+    prompts: before.prompts + (event.event === "UserPromptSubmit" ? 1 : 0),
+  };
+  const runs = state.runs.map((r) => ({ ...r }));
+  const key = event.agent_pid !== null && event.agent_proc_start !== null
+    ? { pid: event.agent_pid, proc_start: event.agent_proc_start }
+    : null;
+  let run = key ? runs.find((r) => sameProcess(r, key)) : undefined;
+  let runIsNew = false;
+  if (key && !run) {
+    run = {
+      pid: key.pid,
+      proc_start: key.proc_start,
+      boot_id: event.boot_id,
+      launch_token: event.launch_token,
+      started_at: event.ts,
+      ended_at: null,
+      start_source: event.event === "SessionStart" ? event.source : null,
+      end_reason: null,
+    };
+    runs.push(run);
+    runIsNew = true;
+  } else if (run) {
+    run.started_at = earlier(run.started_at, event.ts)!;
+    if (event.event === "SessionStart") run.start_source = event.source ?? run.start_source;
+    run.launch_token = run.launch_token ?? event.launch_token;
+  }
+  // "newer than the end": evidence produced after the session was recorded as finished
+  const newerThanEnd = s.ended_at === null || event.ts > s.ended_at;
+
+  if (event.event === "SessionEnd") {
+    const closes = run ? [run] : runs.filter((r) => r.ended_at === null);
+    for (const r of closes) {
+      if (r.ended_at === null) {
+        r.ended_at = event.ts;
+        r.end_reason = event.source;
+      }
+    }
+    if (s.status === "live" || s.status === "starting" || s.status === "lost") {
+      const stillOpen = runs.some((r) => r.ended_at === null);
+      // lost -> ended: the agent said goodbye after all, which is the truer word
+      if (!stillOpen || s.status === "lost") {
+        s.status = "ended";
+        s.ended_at = event.ts;
+        s.end_reason = event.source;
+      }
+    }
+    // ended: a repeated end (Gemini fires SessionEnd up to three times) changes nothing more
+    // killed: the claim stands; the end only closes the run
+    return { session: s, runs };
+  }
+
+  if (event.event === "SessionStart") {
+    if (s.status === "starting" || s.status === "live") {
+      s.status = "live";
+    } else if (newerThanEnd) {
+      // ended / lost / killed and a process started it again (a resume): live, new run
+      s.status = "live";
+      s.ended_at = null;
+      s.end_reason = null;
+    } else if (run && runIsNew) {
+      // a start older than the recorded end arrived late: it happened, but it is over
+      run.ended_at = s.ended_at;
+      run.end_reason = s.end_reason;
+    }
+    return { session: s, runs };
+  }
+
+  // prompt, stop and every other kind of activity
+  if (s.status === "starting") {
+    s.status = "live";
+  } else if (s.status === "lost" && newerThanEnd) {
+    // the poll was wrong: the agent spoke after it was declared lost
+    s.status = "live";
+    s.ended_at = null;
+    s.end_reason = null;
+    if (run) {
+      run.ended_at = null;
+      run.end_reason = null;
+    }
+  } else if (isFinished(s.status) && run && runIsNew) {
+    run.ended_at = s.ended_at;
+    run.end_reason = s.end_reason;
+  }
+  return { session: s, runs };
+}
+
+function applyRunsGone(state: LedgerState, gone: ProcessKey[], at: string): LedgerState {
+  if (!state.session) return state;
+  const runs = state.runs.map((r) => {
+    if (r.ended_at === null && gone.some((g) => sameProcess(r, g))) {
+      return { ...r, ended_at: at, end_reason: "process gone" };
+    }
+    return { ...r };
+  });
+  const s = { ...state.session };
+  const anyOpen = runs.some((r) => r.ended_at === null);
+  if ((s.status === "live" || s.status === "starting") && !anyOpen) {
+    s.status = "lost";
+    s.ended_at = at;
+    s.end_reason = "process gone";
+  }
+  return { session: s, runs };
+}
+
+function applyKillClaimed(state: LedgerState, at: string, reason: string): LedgerState {
+  if (!state.session) return state;
+  const s = { ...state.session };
+  if (s.status === "live" || s.status === "starting" || s.status === "lost") {
+    s.status = "killed";
+    s.ended_at = at;
+    s.end_reason = reason;
+  }
+  return { session: s, runs: state.runs.map((r) => ({ ...r })) };
+}
+
+/**
+ * The next state of a session after one input. Pure: same inputs, same output; the inputs are not mutated.
+ * Duplicate events are discarded before this is called (the ledger keys events on event_id).
+ */
+export function transition(state: LedgerState, input: LedgerInput): LedgerState {
+  switch (input.kind) {
+    case "hook":
+      return applyHook(state, input.event, input.clearedFrom ?? null);
+    case "runs_gone":
+      return applyRunsGone(state, input.runs, input.at);
+    case "kill_claimed":
+      return applyKillClaimed(state, input.at, input.reason ?? "ended from asm");
+  }
+}

@@ -1,0 +1,335 @@
+import assert from "node:assert/strict";
+import type { HookEvent } from "./event.ts";
+import { hookEvent } from "./test_events.ts";
+import { type LedgerInput, type LedgerState, type Status, transition } from "./transition.ts";
+
+const EMPTY: LedgerState = { session: null, runs: [] };
+
+function t(ts: string): string {
+  return `2026-11-29T22:${ts}.000Z`;
+}
+
+function hook(event: string, ts: string, extra: Partial<HookEvent> = {}): LedgerInput {
+  return { kind: "hook", event: hookEvent({ event, ts: t(ts), source: null, ...extra }) };
+}
+
+function run(inputs: LedgerInput[], from: LedgerState = EMPTY): LedgerState {
+  return inputs.reduce(transition, from);
+}
+
+function withStatus(status: Status, endedAt: string | null = null): LedgerState {
+  const s = run([hook("SessionStart", "00:00", { source: "startup" })]);
+  return {
+    session: { ...s.session!, status, ended_at: endedAt, end_reason: endedAt ? "earlier" : null },
+    runs: s.runs.map((r) => ({ ...r, ended_at: endedAt })),
+  };
+}
+
+// One row per line of the spec's transition table (docs/runbook.md section 5).
+const table: {
+  name: string;
+  from: LedgerState;
+  inputs: LedgerInput[];
+  status: Status;
+  runs: number;
+  open: number;
+}[] = [
+  {
+    name: "(none) + SessionStart -> live, row created, plus a run for (pid, proc_start)",
+    from: EMPTY,
+    inputs: [hook("SessionStart", "00:00", { source: "startup" })],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "(none) + a prompt with no row yet -> row created from what it carries, live",
+    from: EMPTY,
+    inputs: [hook("UserPromptSubmit", "00:05")],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "(none) + SessionEnd with no row yet -> row created, then the end applies: ended",
+    from: EMPTY,
+    inputs: [hook("SessionEnd", "00:09", { source: "other" })],
+    status: "ended",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "starting + a start carrying its launch token -> live",
+    from: withStatus("starting"),
+    inputs: [hook("SessionStart", "00:01", { launch_token: "asmlt_abc" })],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "live + prompt / stop -> live",
+    from: EMPTY,
+    inputs: [hook("SessionStart", "00:00"), hook("UserPromptSubmit", "00:01"), hook("Stop", "00:02")],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "live + SessionEnd -> ended, run closed",
+    from: EMPTY,
+    inputs: [hook("SessionStart", "00:00"), hook("SessionEnd", "00:03", { source: "other" })],
+    status: "ended",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "live + the poll finds no live process for any open run -> lost",
+    from: EMPTY,
+    inputs: [hook("SessionStart", "00:00"), {
+      kind: "runs_gone",
+      runs: [{ pid: 4242, proc_start: 51082 }],
+      at: t("01:00"),
+    }],
+    status: "lost",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "live + END pressed -> killed (claimed before the kill)",
+    from: EMPTY,
+    inputs: [hook("SessionStart", "00:00"), { kind: "kill_claimed", at: t("01:00") }],
+    status: "killed",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "killed + a later poll finding the process gone -> still killed",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      { kind: "kill_claimed", at: t("01:00") },
+      { kind: "runs_gone", runs: [{ pid: 4242, proc_start: 51082 }], at: t("01:05") },
+    ],
+    status: "killed",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "killed + the agent's own SessionEnd -> still killed, run closed",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      { kind: "kill_claimed", at: t("01:00") },
+      hook("SessionEnd", "01:01", { source: "other" }),
+    ],
+    status: "killed",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "ended + a start whose source is a resume -> live again, new run",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      hook("SessionEnd", "00:10", { source: "other" }),
+      hook("SessionStart", "05:00", { source: "resume", agent_pid: 5000, agent_proc_start: 90000 }),
+    ],
+    status: "live",
+    runs: 2,
+    open: 1,
+  },
+  {
+    name: "lost + a resume -> live again, new run",
+    from: withStatus("lost", t("01:00")),
+    inputs: [hook("SessionStart", "05:00", { source: "resume", agent_pid: 5000, agent_proc_start: 90000 })],
+    status: "live",
+    runs: 2,
+    open: 1,
+  },
+  {
+    name: "killed + a resume -> live again, new run",
+    from: withStatus("killed", t("01:00")),
+    inputs: [hook("SessionStart", "05:00", { source: "resume", agent_pid: 5000, agent_proc_start: 90000 })],
+    status: "live",
+    runs: 2,
+    open: 1,
+  },
+  {
+    name: "lost + a stop that arrives after all (the poll was wrong) -> live, its run reopened",
+    from: withStatus("lost", t("01:00")),
+    inputs: [hook("Stop", "01:30")],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "lost + a stop written before the session was declared lost -> still lost",
+    from: withStatus("lost", t("01:00")),
+    inputs: [hook("Stop", "00:30")],
+    status: "lost",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "killed + a stop arriving later -> still killed",
+    from: withStatus("killed", t("01:00")),
+    inputs: [hook("Stop", "01:30")],
+    status: "killed",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "a stop that arrives before its start still makes one row with one run",
+    from: EMPTY,
+    inputs: [hook("Stop", "00:05"), hook("SessionStart", "00:00", { source: "startup" })],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "an end that arrives before its start leaves the session ended",
+    from: EMPTY,
+    inputs: [
+      hook("SessionEnd", "00:09", { source: "other" }),
+      hook("SessionStart", "00:00", { source: "startup" }),
+    ],
+    status: "ended",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "a SessionEnd repeated three times (Gemini) is one end",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      hook("SessionEnd", "00:10", { source: "exit" }),
+      hook("SessionEnd", "00:11", { source: "exit" }),
+      hook("SessionEnd", "00:12", { source: "exit" }),
+    ],
+    status: "ended",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "an end of one of two concurrent runs keeps the session live",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      hook("SessionStart", "00:01", { source: "resume", agent_pid: 5000, agent_proc_start: 90000 }),
+      hook("SessionEnd", "00:10", { source: "other" }),
+    ],
+    status: "live",
+    runs: 2,
+    open: 1,
+  },
+  {
+    name: "a poll finding one of two runs gone keeps the session live",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      hook("SessionStart", "00:01", { source: "resume", agent_pid: 5000, agent_proc_start: 90000 }),
+      { kind: "runs_gone", runs: [{ pid: 4242, proc_start: 51082 }], at: t("01:00") },
+    ],
+    status: "live",
+    runs: 2,
+    open: 1,
+  },
+  {
+    name: "a recycled pid (same pid, other start ticks) is another run, not the old one",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      { kind: "runs_gone", runs: [{ pid: 4242, proc_start: 999 }], at: t("01:00") },
+    ],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "lost + the agent's SessionEnd after all -> ended",
+    from: withStatus("lost", t("01:00")),
+    inputs: [hook("SessionEnd", "01:10", { source: "other" })],
+    status: "ended",
+    runs: 1,
+    open: 0,
+  },
+];
+
+for (const row of table) {
+  Deno.test(`transition: ${row.name}`, () => {
+    const out = run(row.inputs, row.from);
+    assert.equal(out.session?.status, row.status);
+    assert.equal(out.runs.length, row.runs);
+    assert.equal(out.runs.filter((r) => r.ended_at === null).length, row.open);
+  });
+}
+
+Deno.test("a stop before its start keeps the start's time as started_at and the stop's as last_seen", () => {
+  const out = run([hook("Stop", "00:05"), hook("SessionStart", "00:00", { source: "startup" })]);
+  assert.equal(out.session?.started_at, t("00:00"));
+  assert.equal(out.session?.last_seen, t("00:05"));
+  assert.equal(out.runs[0].start_source, "startup");
+});
+
+Deno.test("a repeated SessionEnd keeps the first end time and reason", () => {
+  const out = run([
+    hook("SessionStart", "00:00"),
+    hook("SessionEnd", "00:10", { source: "exit" }),
+    hook("SessionEnd", "00:12", { source: "other" }),
+  ]);
+  assert.equal(out.session?.ended_at, t("00:10"));
+  assert.equal(out.session?.end_reason, "exit");
+});
+
+Deno.test("prompts are counted once per prompt event", () => {
+  const out = run([
+    hook("SessionStart", "00:00"),
+    hook("UserPromptSubmit", "00:01"),
+    hook("UserPromptSubmit", "00:02"),
+  ]);
+  assert.equal(out.session?.prompts, 2);
+});
+
+Deno.test("a kill claim records when and why, and a resume clears the end", () => {
+  const killed = run([hook("SessionStart", "00:00"), {
+    kind: "kill_claimed",
+    at: t("01:00"),
+    reason: "END pressed",
+  }]);
+  assert.equal(killed.session?.ended_at, t("01:00"));
+  assert.equal(killed.session?.end_reason, "END pressed");
+  const resumed = transition(
+    killed,
+    hook("SessionStart", "02:00", { source: "resume", agent_pid: 7, agent_proc_start: 8 }),
+  );
+  assert.equal(resumed.session?.ended_at, null);
+  assert.equal(resumed.session?.end_reason, null);
+});
+
+Deno.test("a cleared context records the session it replaced", () => {
+  const out = transition(EMPTY, {
+    kind: "hook",
+    event: hookEvent({ event: "SessionStart", source: "clear", agent_session_id: "new-id" }),
+    clearedFrom: "old-asm-id",
+  });
+  assert.equal(out.session?.cleared_from_asm_id, "old-asm-id");
+});
+
+Deno.test("nested and shared flags stick once any event carried them", () => {
+  const out = run([hook("SessionStart", "00:00", { nested: true, pid_shared: true }), hook("Stop", "00:01")]);
+  assert.equal(out.session?.nested, true);
+  assert.equal(out.session?.pid_shared, true);
+});
+
+Deno.test("transition does not mutate the state it is given", () => {
+  const before = run([hook("SessionStart", "00:00")]);
+  const frozen = structuredClone(before);
+  const after = transition(before, hook("SessionEnd", "00:10", { source: "other" }));
+  assert.deepEqual(before, frozen);
+  assert.notEqual(after.runs[0], before.runs[0]);
+});
+
+Deno.test("runs_gone and kill_claimed on an unknown session change nothing", () => {
+  assert.deepEqual(transition(EMPTY, { kind: "runs_gone", runs: [], at: t("00:00") }), EMPTY);
+  assert.deepEqual(transition(EMPTY, { kind: "kill_claimed", at: t("00:00") }), EMPTY);
+});

@@ -1,0 +1,5 @@
+/**
+ * Liveness: open runs x the process table -> alive or gone.
+ * @module
+ */
+export { goneRuns, reapGoneRuns } from "./gone.ts";

@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { hookEvent } from "../ledger/test_events.ts";
+import { startServer } from "./app.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+async function rawGet(port: number, path: string, host: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await conn.write(
+    new TextEncoder().encode(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+  );
+  let text = "";
+  const buf = new Uint8Array(4096);
+  for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  conn.close();
+  return text;
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null> | T | null, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await fn();
+    if (v !== null && v !== undefined && v !== false) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox on its own timer", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
+  const server = await startServer({ asmHome: home, port: 0, drainEveryMs: 100 });
+  try {
+    const health = await (await fetch(`${server.url}/api/health`)).json();
+    assert.equal(health.ok, true);
+    assert.equal(health.port, server.port);
+    assert.equal(health.pid, Deno.pid);
+    assert.equal(health.tasks[0].name, "drain");
+    const e = hookEvent({ cwd: "/home/user/work" });
+    Deno.writeTextFileSync(join(home, "inbox", `${e.event_id}.json`), JSON.stringify(e));
+    const counts = await waitFor("the drain", async () => {
+      const h = await (await fetch(`${server.url}/api/health`)).json();
+      return h.counts.sessions === 1 ? h.counts : null;
+    });
+    assert.equal(counts.events, 1);
+    assert.equal(server.ledger.session(e.asm_id)?.status, "live");
+  } finally {
+    await server.close();
+  }
+  // closing releases the lock: a new server can start on the same data folder
+  const again = await startServer({ asmHome: home, port: 0 });
+  await again.close();
+  Deno.removeSync(home, { recursive: true });
+});
+
+Deno.test("a request with a foreign Host is refused (DNS rebinding)", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
+  const server = await startServer({ asmHome: home, port: 0 });
+  try {
+    // fetch() will not send a foreign Host header, so speak HTTP over a plain socket
+    assert.match(await rawGet(server.port, "/api/health", `evil.example:${server.port}`), /^HTTP\/1\.1 403/);
+    assert.match(await rawGet(server.port, "/api/health", `127.0.0.1:${server.port + 1}`), /^HTTP\/1\.1 403/);
+    const ok = await fetch(`http://localhost:${server.port}/api/health`);
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+  } finally {
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("a second server on the same ASM_HOME refuses with a sentence naming the first one's pid and port", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
+  const env = { ...Deno.env.toObject(), ASM_HOME: home };
+  const first = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "serve", "--port", "0"],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const lock = await waitFor("the first server's lock", () => {
+      try {
+        const l = JSON.parse(Deno.readTextFileSync(join(home, "server.lock")));
+        return l.port ? l : null;
+      } catch {
+        return null;
+      }
+    });
+    assert.equal(lock.pid, first.pid);
+    // a different port: the refusal comes from the lock, not from a port collision
+    const second = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "serve", "--port", "0"],
+      env,
+    }).output();
+    const err = new TextDecoder().decode(second.stderr);
+    assert.equal(second.code, 1);
+    assert.match(err, new RegExp(`pid ${first.pid}, port ${lock.port}`));
+    // the first one is still serving
+    const res = await fetch(`http://127.0.0.1:${lock.port}/api/health`);
+    assert.equal((await res.json()).pid, first.pid);
+  } finally {
+    first.kill("SIGTERM");
+    await first.status;
+    await first.stdout.cancel();
+    await first.stderr.cancel();
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("a lock left by a dead process is taken over", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
+  const child = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  const stat = Deno.readTextFileSync(`/proc/${child.pid}/stat`);
+  const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+  Deno.writeTextFileSync(
+    join(home, "server.lock"),
+    JSON.stringify({
+      pid: child.pid,
+      proc_start: ticks,
+      boot_id: null,
+      port: 1,
+      mode: "serve",
+      started_at: "x",
+    }),
+  );
+  child.kill("SIGKILL");
+  await child.status;
+  const server = await startServer({ asmHome: home, port: 0 });
+  assert.equal(JSON.parse(Deno.readTextFileSync(join(home, "server.lock"))).pid, Deno.pid);
+  await server.close();
+  Deno.removeSync(home, { recursive: true });
+});
