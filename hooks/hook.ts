@@ -1,0 +1,570 @@
+/**
+ * The universal hook: every agent runs it on start / prompt / stop / end, through the quote-free wrapper
+ * `$ASM_HOME/bin/asm-hook <agent> [event-hint] [json-arg]` (docs/runbook.md section 3).
+ *
+ * It RECORDS, it never decides: one event file in `$ASM_HOME/inbox/` (tmp then rename), one line in
+ * `$ASM_HOME/hook.log`, and on SessionStart the standing rules on stdout. It never reads the database, never talks
+ * to the server, and exits 0 whatever happened, because a non-zero hook can block or confuse the agent.
+ *
+ * This file is self-contained on purpose (no project imports, no npm): it runs in the agent's cwd with
+ * `--no-config --no-lock`, and every import would add load time to every prompt the user ever types.
+ * @module
+ */
+
+/** asm ids are uuid5 in this namespace; lib/ledger/identity.ts must compute the same value (a test cross-checks). */
+const NAMESPACE = "5b0e3f4e-8c1d-5a6e-9f3b-2d7c4a1e6b90";
+const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
+const READ_TIMEOUT_MS = 3000;
+/** How far up the ancestry the hook looks for agents and launch tokens; only the nearest 8 are recorded. */
+const WALK_DEPTH = 32;
+const RECORDED_ANCESTORS = 8;
+const TOKEN_PATTERN = /asmlt_[0-9a-z]+/;
+
+interface AgentConfig {
+  exe: RegExp[];
+  script: RegExp[];
+  shared: boolean;
+  events: Record<string, string>;
+  sessionEnv: string;
+  pidEnv: string;
+  entrypointEnv: string;
+  inject: string;
+}
+
+interface Ancestor {
+  pid: number;
+  exe: string | null;
+  created: number | null;
+  ppid: number;
+}
+
+interface LogLine {
+  ts: string;
+  agent: string | null;
+  event: string | null;
+  event_id: string | null;
+  asm_id: string | null;
+  ok: boolean;
+  error: string | null;
+  hook_ms: number;
+}
+
+const asmHome = Deno.env.get("ASM_HOME") || `${Deno.env.get("HOME") ?? ""}/.asm`;
+
+// A pending stdin read must never surface as an error after the timeout has already decided the run.
+globalThis.addEventListener("unhandledrejection", (e) => e.preventDefault());
+
+const log: LogLine = {
+  ts: isoNow(),
+  agent: null,
+  event: null,
+  event_id: null,
+  asm_id: null,
+  ok: false,
+  error: null,
+  hook_ms: 0,
+};
+const failures: string[] = [];
+
+try {
+  await run();
+} catch (err) {
+  failures.push(`unexpected error: ${errorText(err)}`);
+}
+log.ok = failures.length === 0;
+log.error = failures.length ? failures.join("; ") : null;
+log.hook_ms = elapsedMs();
+appendLog(JSON.stringify(log) + "\n");
+// exit explicitly: a stdin read still pending after the timeout would otherwise keep the process alive
+Deno.exit(0);
+
+async function run(): Promise<void> {
+  const args = Deno.args;
+  const agent = args[0] || null;
+  log.agent = agent;
+  if (!agent) {
+    failures.push(
+      "no agent argument: the wrapper must be called as `asm-hook <agent> [event-hint] [json-arg]`",
+    );
+    return;
+  }
+  // Codex's notify appends its JSON as the last argument and sends nothing on stdin; when the argument is
+  // there, stdin is not read at all, so an inherited pipe that never closes cannot stall the turn.
+  const last = args.length > 1 ? args[args.length - 1] : "";
+  const fromArgv = last.trimStart().startsWith("{");
+  const hint = args.length > 1 && !(fromArgv && args.length === 2) ? args[1] : null;
+  log.event = hint;
+
+  let text: string;
+  if (fromArgv) {
+    text = last;
+  } else {
+    const input = await readStdin();
+    if (input.error) {
+      failures.push(input.error);
+      return;
+    }
+    text = input.text;
+  }
+  if (text.trim() === "") {
+    failures.push("empty stdin: the agent sent no payload, nothing written");
+    return;
+  }
+  let payload: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      failures.push("malformed JSON payload: not a JSON object, nothing written");
+      return;
+    }
+    payload = parsed;
+  } catch (err) {
+    failures.push(`malformed JSON payload (${errorText(err)}), nothing written`);
+    return;
+  }
+
+  const configs = readAgentConfigs();
+  const config = configs ? configs.get(agent) : undefined;
+  if (configs && !config) {
+    failures.push(`unknown agent "${agent}": not in ${asmHome}/hook-agents.json, nothing written`);
+    return;
+  }
+
+  const rawEvent = str(payload.hook_event_name) ?? str(payload.type) ?? hint;
+  // own keys only: an agent's event named "constructor" must not find Object.prototype's
+  const event = rawEvent !== null && config && Object.hasOwn(config.events, rawEvent)
+    ? config.events[rawEvent]
+    : rawEvent;
+  log.event = event;
+  const agentSessionId = str(payload.session_id) ?? str(payload["thread-id"]) ?? str(payload.thread_id) ??
+    str(payload.sessionId) ?? envOf(config?.sessionEnv);
+  const asmId = agentSessionId === null ? null : await uuid5(NAMESPACE, `${agent}:${agentSessionId}`);
+  log.asm_id = asmId;
+  const cwd = str(payload.cwd) ?? ownCwd();
+
+  const chain = walkAncestry();
+  const proof = configs && config ? findAgent(chain, agent, configs) : null;
+  const agentPid = proof?.agent ? proof.agent.pid : null;
+  const pidEnvValue = envOf(config?.pidEnv);
+  const eventId = crypto.randomUUID();
+
+  const record = {
+    v: 1,
+    event_id: eventId,
+    asm_id: asmId,
+    agent,
+    event,
+    raw_event: rawEvent,
+    ts: log.ts,
+    agent_session_id: agentSessionId,
+    transcript_path: str(payload.transcript_path),
+    cwd,
+    source: str(payload.source) ?? str(payload.reason) ?? (fromArgv ? "notify" : null),
+    launch_token: envOf("ASM_LAUNCH_TOKEN") ?? findToken(chain),
+    session_name: envOf("ASM_SESSION_NAME"),
+    agent_pid: agentPid,
+    agent_proc_start: proof?.agent ? proof.agent.created : null,
+    boot_id: readBootId(),
+    ancestors: chain.slice(0, RECORDED_ANCESTORS).map((a) => ({
+      pid: a.pid,
+      exe: a.exe,
+      created: a.created,
+    })),
+    nested: proof ? proof.nested : null,
+    entrypoint: envOf(config?.entrypointEnv),
+    pid_shared: agentPid !== null && config ? config.shared : null,
+    pid_env_match: pidEnvValue === null ? null : agentPid !== null && String(agentPid) === pidEnvValue.trim(),
+    hook_ms: 0,
+    payload,
+  };
+  writeEvent(record, eventId);
+
+  if (event === "SessionStart" && config?.inject === "hook-specific-output") printRules(cwd);
+}
+
+function appendLog(line: string): void {
+  const path = `${asmHome}/hook.log`;
+  try {
+    Deno.writeTextFileSync(path, line, { append: true, create: true });
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) return; // nowhere left to report: stdout belongs to the agent
+    // a failure before the inbox was made, on a fresh ASM_HOME: make the folder so the failure is still seen
+    try {
+      Deno.mkdirSync(asmHome, { recursive: true });
+      Deno.writeTextFileSync(path, line, { append: true, create: true });
+    } catch {
+      // as above
+    }
+  }
+}
+
+/** Reads stdin up to EOF, bounded by size and time; a TTY is never read (an interactive stdin has no payload). */
+async function readStdin(): Promise<{ text: string; error: string | null }> {
+  try {
+    if (Deno.stdin.isTerminal()) {
+      return { text: "", error: "stdin is a terminal, not a payload: nothing written" };
+    }
+  } catch {
+    // a closed stdin cannot tell: read it and let EOF or the error answer
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // AbortSignal.timeout, not setTimeout: the first setTimeout of a Deno process costs ~12 ms (measured), a
+  // third of the hook's budget; the signal's timer is also unref'd, so it cannot keep the process alive
+  const deadline = AbortSignal.timeout(READ_TIMEOUT_MS);
+  const timeout = new Promise<"timeout">((resolve) =>
+    deadline.addEventListener("abort", () => resolve("timeout"))
+  );
+  try {
+    while (true) {
+      const buffer = new Uint8Array(65536);
+      const n = await Promise.race([Deno.stdin.read(buffer), timeout]);
+      if (n === "timeout") {
+        const over = size > MAX_PAYLOAD_BYTES
+          ? `, and already ${size} bytes (limit ${MAX_PAYLOAD_BYTES})`
+          : "";
+        return {
+          text: "",
+          error:
+            `stdin timed out: not closed after ${READ_TIMEOUT_MS} ms (${size} bytes read${over}), nothing written`,
+        };
+      }
+      if (n === null) break;
+      size += n;
+      // keep draining past the limit so the agent's write does not fail, but stop keeping the bytes
+      if (size <= MAX_PAYLOAD_BYTES) chunks.push(buffer.subarray(0, n));
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.BadResource)) {
+      return { text: "", error: `cannot read stdin: ${errorText(err)}, nothing written` };
+    }
+  }
+  if (size > MAX_PAYLOAD_BYTES) {
+    return {
+      text: "",
+      error:
+        `payload too large: ${size} bytes on stdin, over the ${MAX_PAYLOAD_BYTES}-byte limit, nothing written`,
+    };
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { text: new TextDecoder().decode(all), error: null };
+}
+
+/** `hook-agents.json` as compiled matchers, or null (logged) when it is missing or unreadable. */
+function readAgentConfigs(): Map<string, AgentConfig> | null {
+  const path = `${asmHome}/hook-agents.json`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    const why = err instanceof Deno.errors.NotFound
+      ? "it does not exist (run `./asm install`)"
+      : errorText(err);
+    failures.push(`cannot read ${path}: ${why}; event written without agent pid fields`);
+    return null;
+  }
+  const agents = (parsed as { agents?: unknown } | null)?.agents;
+  if (!agents || typeof agents !== "object") {
+    failures.push(`${path} has no "agents" object; event written without agent pid fields`);
+    return null;
+  }
+  const configs = new Map<string, AgentConfig>();
+  for (const [name, raw] of Object.entries(agents as Record<string, Record<string, unknown>>)) {
+    if (!raw || typeof raw !== "object") continue;
+    const events: Record<string, string> = {};
+    if (raw.events && typeof raw.events === "object") {
+      for (const [from, to] of Object.entries(raw.events)) if (typeof to === "string") events[from] = to;
+    }
+    configs.set(name, {
+      exe: globs(raw.exe),
+      script: globs(raw.script),
+      shared: raw.shared === true,
+      events,
+      sessionEnv: typeof raw.session_env === "string" ? raw.session_env : "",
+      pidEnv: typeof raw.pid_env === "string" ? raw.pid_env : "",
+      entrypointEnv: typeof raw.entrypoint_env === "string" ? raw.entrypoint_env : "",
+      inject: typeof raw.inject === "string" ? raw.inject : "none",
+    });
+  }
+  return configs;
+}
+
+function globs(value: unknown): RegExp[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((g): g is string => typeof g === "string" && g !== "").map(globToRegExp);
+}
+
+/**
+ * An anchored glob: "**" crosses "/", "*" and "?" do not, "[...]" is a class ("[!...]" or "[^...]" negates).
+ * Same rules as agents.toml documents for the registry.
+ */
+function globToRegExp(glob: string): RegExp {
+  let source = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        source += ".*";
+        i++;
+      } else {
+        source += "[^/]*";
+      }
+    } else if (c === "?") {
+      source += "[^/]";
+    } else if (c === "[") {
+      const end = glob.indexOf("]", i + 2);
+      if (end === -1) {
+        source += "\\[";
+        continue;
+      }
+      let body = glob.slice(i + 1, end);
+      let negate = false;
+      if (body[0] === "!" || body[0] === "^") {
+        negate = true;
+        body = body.slice(1);
+      }
+      source += `[${negate ? "^" : ""}${body.replace(/[\\\]^]/g, "\\$&")}]`;
+      i = end;
+    } else {
+      source += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
+    }
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/** The hook's ancestors, nearest first, starting at its parent; stops at pid 1 or a vanished process. */
+function walkAncestry(): Ancestor[] {
+  const chain: Ancestor[] = [];
+  let pid = Deno.ppid;
+  while (pid > 0 && chain.length < WALK_DEPTH) {
+    const stat = readStat(pid);
+    if (!stat) break;
+    let exe: string | null = null;
+    try {
+      exe = Deno.readLinkSync(`/proc/${pid}/exe`);
+    } catch {
+      // a kernel thread, a zombie or another user's process: the exe stays unknown
+    }
+    chain.push({ pid, exe, created: stat.start, ppid: stat.ppid });
+    if (pid === 1) break;
+    pid = stat.ppid;
+  }
+  return chain;
+}
+
+/** Fields 4 (ppid) and 22 (start ticks) of /proc/<pid>/stat. */
+function readStat(pid: number): { ppid: number; start: number | null } | null {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return null;
+  }
+  // comm (field 2) may hold spaces and parentheses; everything after the LAST ")" is plain fields from 3 on
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const ppid = Number(fields[1]);
+  const start = Number(fields[19]);
+  if (!Number.isInteger(ppid)) return null;
+  return { ppid, start: Number.isInteger(start) ? start : null };
+}
+
+function readArgv(pid: number): string[] {
+  try {
+    const raw = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+    const argv = raw.split("\0");
+    if (argv[argv.length - 1] === "") argv.pop();
+    return argv;
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The nearest ancestor proven to be this agent, and whether the ancestry holds two agent instances.
+ * A match whose direct child in the chain is a match of the same agent is the same instance, not a nested one:
+ * Gemini runs as a launcher node plus a child node, and a Codex TUI is the parent of its app-server daemon.
+ */
+function findAgent(
+  chain: Ancestor[],
+  agent: string,
+  configs: Map<string, AgentConfig>,
+): { agent: Ancestor | null; nested: boolean } {
+  const own = configs.get(agent)!;
+  let found: Ancestor | null = null;
+  let instances = 0;
+  let previous: string | null = null;
+  for (const ancestor of chain) {
+    // the hook's own agent first: a process matching two agents' globs counts as the one that called
+    let matched: string | null = matches(ancestor, own) ? agent : null;
+    for (const [name, config] of configs) {
+      if (matched !== null) break;
+      if (name !== agent && matches(ancestor, config)) matched = name;
+    }
+    if (matched !== null && matched !== previous) instances++;
+    if (matched === agent && !found) found = ancestor;
+    previous = matched;
+  }
+  return { agent: found, nested: instances >= 2 };
+}
+
+function matches(ancestor: Ancestor, config: AgentConfig): boolean {
+  const exe = ancestor.exe;
+  if (exe === null || !config.exe.some((re) => re.test(exe))) return false;
+  if (config.script.length === 0) return true;
+  const script = scriptOf(ancestor.pid);
+  return script !== null && config.script.some((re) => re.test(script));
+}
+
+/** realpath of the first non-option argument after argv[0], resolved against the process's own cwd. */
+function scriptOf(pid: number): string | null {
+  const arg = readArgv(pid).slice(1).find((a) => !a.startsWith("-"));
+  if (!arg) return null;
+  try {
+    return Deno.realPathSync(arg.startsWith("/") ? arg : `/proc/${pid}/cwd/${arg}`);
+  } catch {
+    return null;
+  }
+}
+
+function findToken(chain: Ancestor[]): string | null {
+  for (const ancestor of chain) {
+    const found = readArgv(ancestor.pid).join(" ").match(TOKEN_PATTERN);
+    if (found) return found[0];
+  }
+  return null;
+}
+
+function readBootId(): string | null {
+  try {
+    return Deno.readTextFileSync("/proc/sys/kernel/random/boot_id").trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function writeEvent(record: { hook_ms: number }, eventId: string): void {
+  const inbox = `${asmHome}/inbox`;
+  const tmp = `${inbox}/${eventId}.json.tmp`;
+  try {
+    Deno.mkdirSync(inbox, { recursive: true });
+    record.hook_ms = elapsedMs();
+    Deno.writeTextFileSync(tmp, JSON.stringify(record) + "\n");
+    Deno.renameSync(tmp, `${inbox}/${eventId}.json`);
+    log.event_id = eventId;
+  } catch (err) {
+    failures.push(`cannot write the event into ${inbox}: ${errorText(err)}`);
+    try {
+      Deno.removeSync(tmp);
+    } catch {
+      // there was no tmp file to leave behind
+    }
+  }
+}
+
+/** Standing rules: $ASM_HOME/rules/*.md by name, then <cwd>/.asm/rules.md; one JSON line, only when non-empty. */
+function printRules(cwd: string | null): void {
+  const parts: string[] = [];
+  const dir = `${asmHome}/rules`;
+  try {
+    const names = [...Deno.readDirSync(dir)]
+      .filter((e) => !e.isDirectory && e.name.endsWith(".md"))
+      .map((e) => e.name)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const name of names) parts.push(Deno.readTextFileSync(`${dir}/${name}`));
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) {
+      failures.push(`cannot read the rules in ${dir}: ${errorText(err)}`);
+    }
+  }
+  if (cwd) {
+    try {
+      parts.push(Deno.readTextFileSync(`${cwd}/.asm/rules.md`));
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound) && !(err instanceof Deno.errors.NotADirectory)) {
+        failures.push(`cannot read ${cwd}/.asm/rules.md: ${errorText(err)}`);
+      }
+    }
+  }
+  const text = parts.map((p) => p.trim()).filter((p) => p !== "").join("\n\n");
+  if (text === "") return;
+  const line = JSON.stringify({
+    hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text },
+  });
+  try {
+    const bytes = new TextEncoder().encode(line + "\n");
+    let written = 0;
+    while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+  } catch (err) {
+    failures.push(`cannot print the standing rules: ${errorText(err)}`);
+  }
+}
+
+/** RFC 4122 version 5: SHA-1 of namespace bytes + name, version and variant bits set. */
+async function uuid5(namespace: string, name: string): Promise<string> {
+  const ns = namespace.replace(/-/g, "");
+  const nameBytes = new TextEncoder().encode(name);
+  const input = new Uint8Array(16 + nameBytes.length);
+  for (let i = 0; i < 16; i++) input[i] = parseInt(ns.slice(i * 2, i * 2 + 2), 16);
+  input.set(nameBytes, 16);
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-1", input)).slice(0, 16);
+  hash[6] = (hash[6] & 0x0f) | 0x50;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+function envOf(name: string | undefined): string | null {
+  if (!name) return null;
+  return Deno.env.get(name) || null;
+}
+
+function ownCwd(): string | null {
+  try {
+    return Deno.cwd();
+  } catch {
+    return null; // the folder was deleted under the agent
+  }
+}
+
+/**
+ * ISO-8601 UTC with ms, from Date.now() by arithmetic: `new Date().toISOString()` costs ~1.3 ms on its first call
+ * in a fresh Deno process (measured), and the hook pays every first call on every prompt.
+ */
+function isoNow(): string {
+  const now = Date.now();
+  const ms = now % 86400000;
+  // days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil inverse)
+  const z = Math.floor(now / 86400000) + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const time = `${two(Math.floor(ms / 3600000))}:${two(Math.floor(ms / 60000) % 60)}:${
+    two(Math.floor(ms / 1000) % 60)
+  }`;
+  return `${year}-${two(month)}-${two(day)}T${time}.${String(ms % 1000).padStart(3, "0")}Z`;
+}
+
+function elapsedMs(): number {
+  return Math.round(performance.now() * 10) / 10;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

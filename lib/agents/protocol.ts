@@ -1,0 +1,115 @@
+/**
+ * The types the rest of asm codes against when it talks about agents. Nothing outside `lib/agents/` names an
+ * agent: it reads an {@link AgentConfig} from the registry and asks the registry for the agent's adapter.
+ * @module
+ */
+import type { Env } from "../config/paths.ts";
+
+export type { Env };
+
+/** One agent, as `lib/agents/agents.toml` (and `$ASM_HOME/agents.toml`) describe it. */
+export interface AgentConfig {
+  /** The table name: the wrapper's first argument and the key everywhere (`claude`, `codex`, `gemini`). */
+  name: string;
+  /** The name a person reads (`Claude Code`). */
+  display: string;
+  /** The board tag (`#claude`). */
+  tag: string;
+  /** Which code under `lib/agents/<adapter>/` handles it; several agents may share one adapter. */
+  adapter: string;
+  /** Whether asm's tests drive this agent's real binary. */
+  tested: boolean;
+  /** Globs matched against the realpath of `/proc/<pid>/exe`. */
+  exe: string[];
+  /** Globs for the script argument of an interpreter; when non-empty, exe AND script must match. */
+  script: string[];
+  /** The binary is also run by something else the user cares about: never signalled. */
+  shared: boolean;
+  /** The environment variable holding the session id in the hook's environment, or "". */
+  session_env: string;
+  /** The environment variable holding the agent's pid in the hook's environment, or "". */
+  pid_env: string;
+  /** The environment variable holding the agent's entrypoint, or "". */
+  entrypoint_env: string;
+  /** How a SessionStart hook injects text. */
+  inject: "hook-specific-output" | "none";
+  /** Keep a compressed copy of every transcript (the agent may delete its own). */
+  keep_copies: boolean;
+  /** The agent's own hook event name -> asm's normalised name; the installer registers exactly these keys. */
+  events: Record<string, string>;
+  /** The agent's notify program payload type -> normalised name (not hook events; no trust needed). */
+  notify_events: Record<string, string>;
+}
+
+/**
+ * What a canary run proved about an installed hook. The installer leaves it unset; the canary (written by the
+ * lead) attaches it to an Installed / AlreadyInstalled result.
+ */
+export interface CanaryOutcome {
+  /** "passed": an event file from this agent reached the inbox; "failed": it did not; "skipped": not run. */
+  kind: "passed" | "failed" | "skipped";
+  /** One plain sentence a person reads (what happened, what to do). */
+  detail: string;
+  /** The event file that proved it, when one did. */
+  eventFile?: string;
+}
+
+/** Whether an agent's hooks will actually run, for agents that ask the user to approve hooks (Codex). */
+export type TrustState = "trusted" | "needs-review" | "not-applicable";
+
+/** A trust state with the sentence that tells a person what to do about it. */
+export interface TrustReport {
+  state: TrustState;
+  /** Empty when nothing needs doing. */
+  advice: string;
+}
+
+/** The outcome of installing one agent's hooks. */
+export type InstallResult =
+  | {
+    kind: "Installed";
+    agent: string;
+    /** The files that were written (each was backed up first). */
+    files: string[];
+    notes: string[];
+    trust?: TrustReport;
+    canary?: CanaryOutcome;
+  }
+  | { kind: "AlreadyInstalled"; agent: string; notes: string[]; trust?: TrustReport; canary?: CanaryOutcome }
+  | { kind: "NotInstalled"; agent: string; reason: string };
+
+/** The outcome of removing one agent's hooks. */
+export interface UninstallResult {
+  /** True when every touched file was put back byte-for-byte from its backup (or deleted when it was absent). */
+  restored: boolean;
+  notes: string[];
+}
+
+/** What an adapter needs to install or uninstall one agent's hooks. */
+export interface HookInstallOptions {
+  /** Where HOME, CODEX_HOME, GEMINI_CLI_HOME, ASM_HOME come from. */
+  env: Env;
+  /** Absolute path of `$ASM_HOME/bin/asm-hook`; the command written is `<wrapper> <agent name>`. */
+  wrapper: string;
+  agent: AgentConfig;
+  /** `$ASM_HOME/backups`. */
+  backupsDir: string;
+  /** The clock for backup names; tests pin it. */
+  now?: () => Date;
+}
+
+/** One agent family's own hook config editing (`lib/agents/<adapter>/hook_config.ts`). */
+export interface HookConfigAdapter {
+  /** The main config file the hooks go into. */
+  configPath(env: Env): string;
+  /** Additive and reversible: backs the file up first, keeps every other hook and setting. */
+  install(options: HookInstallOptions): InstallResult;
+  /** Restores the backup when the file is unchanged since the install, else removes only asm's entries. */
+  uninstall(options: HookInstallOptions): UninstallResult;
+  /** True when every event of the agent has an entry calling the current wrapper (`$ASM_HOME/bin/asm-hook`). */
+  isInstalled(env: Env, agent: AgentConfig): boolean;
+  /** Present on adapters whose hooks need the user's approval before they run. */
+  trustState?(env: Env, agent: AgentConfig): TrustState;
+  /** What to tell a person when {@link trustState} says "needs-review". */
+  trustAdvice?: string;
+}

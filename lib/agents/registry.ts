@@ -1,0 +1,203 @@
+/**
+ * The list of agents asm knows: `lib/agents/agents.toml` (beside this file), overridden by
+ * `$ASM_HOME/agents.toml` when it exists. Everything outside `lib/agents/` asks this module, never names an agent.
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "smol-toml";
+import { asmHome, type Env } from "../config/paths.ts";
+import type { AgentConfig, HookConfigAdapter } from "./protocol.ts";
+import { isObject } from "./hook_file.ts";
+import { claudeHookConfig } from "./claude/hook_config.ts";
+import { codexHookConfig } from "./codex/hook_config.ts";
+import { geminiHookConfig } from "./gemini/hook_config.ts";
+
+/** The one place that lists adapters: `agents.toml`'s `adapter` key picks one of these. */
+const HOOK_ADAPTERS: Record<string, HookConfigAdapter> = {
+  claude: claudeHookConfig,
+  codex: codexHookConfig,
+  gemini: geminiHookConfig,
+};
+
+/** The agents.toml next to this file. */
+export const BUILTIN_AGENTS_FILE: string = fileURLToPath(new URL("./agents.toml", import.meta.url));
+
+/** A problem in an agents.toml; the message names the file and the key. */
+export class AgentsFileError extends Error {
+  override name = "AgentsFileError";
+}
+
+type KeyKind = "string" | "strings" | "boolean" | "map" | "inject" | "adapter";
+
+const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
+  display: "string",
+  tag: "string",
+  adapter: "adapter",
+  tested: "boolean",
+  exe: "strings",
+  script: "strings",
+  shared: "boolean",
+  session_env: "string",
+  pid_env: "string",
+  entrypoint_env: "string",
+  inject: "inject",
+  keep_copies: "boolean",
+  events: "map",
+  notify_events: "map",
+};
+/** Keys a table may leave out, with the value it then has. */
+const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = { notify_events: {} };
+/** The name goes unquoted into every hook command (`asm-hook <name>`) and into file names. */
+const AGENT_NAME = /^[a-z][a-z0-9_-]*$/;
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (Array.isArray(value)) return "a list";
+  if (value instanceof Date) return "a date";
+  if (isObject(value)) return "a table";
+  return `${typeof value === "number" ? "the number" : "the value"} ${String(value)}`;
+}
+
+/** The sentence for a value of the wrong type, or null when it fits. */
+function typeProblem(kind: KeyKind, value: unknown): string | null {
+  switch (kind) {
+    case "string":
+      return typeof value === "string" ? null : `must be a string, not ${describe(value)}`;
+    case "boolean":
+      return typeof value === "boolean" ? null : `must be true or false, not ${describe(value)}`;
+    case "strings":
+      return Array.isArray(value) && value.every((v) => typeof v === "string")
+        ? null
+        : `must be a list of strings, not ${describe(value)}`;
+    case "map":
+      return isObject(value) && Object.values(value).every((v) => typeof v === "string")
+        ? null
+        : `must be a table of event names to strings, not ${describe(value)}`;
+    case "inject":
+      return value === "hook-specific-output" || value === "none"
+        ? null
+        : `must be "hook-specific-output" or "none", not ${describe(value)}`;
+    case "adapter":
+      if (typeof value !== "string") return `must be a string, not ${describe(value)}`;
+      return value in HOOK_ADAPTERS
+        ? null
+        : `is "${value}", which is not an adapter asm has (${Object.keys(HOOK_ADAPTERS).join(", ")})`;
+  }
+}
+
+function readTables(path: string): Record<string, unknown> {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    throw new AgentsFileError(`${path} is not valid TOML: ${message}`);
+  }
+  for (const [name, table] of Object.entries(parsed)) {
+    if (!isObject(table)) {
+      throw new AgentsFileError(`${path}: "${name}" must be a table ([${name}]) describing one agent`);
+    }
+    if (!AGENT_NAME.test(name)) {
+      throw new AgentsFileError(
+        `${path}: the agent name "${name}" must be lowercase letters, digits, "-" or "_", starting with a letter`,
+      );
+    }
+    for (const [key, value] of Object.entries(table)) {
+      if (!(key in KEYS)) {
+        throw new AgentsFileError(
+          `${path}: ${name}.${key} is not a key asm knows (${Object.keys(KEYS).join(", ")})`,
+        );
+      }
+      const problem = typeProblem(KEYS[key as keyof typeof KEYS], value);
+      if (problem !== null) throw new AgentsFileError(`${path}: ${name}.${key} ${problem}`);
+    }
+  }
+  return parsed;
+}
+
+/**
+ * Reads the agents. A table in `$ASM_HOME/agents.toml` overrides the built-in one key by key (`events` and
+ * `notify_events` are replaced whole, so an override can also drop an event); a new table adds an agent and
+ * must then have every key. Throws {@link AgentsFileError} with a sentence naming the file and the key.
+ */
+export function loadAgents(options: { asmHome?: string; env?: Env } = {}): AgentConfig[] {
+  const home = options.asmHome ?? asmHome(options.env ?? Deno.env.toObject());
+  const files = [BUILTIN_AGENTS_FILE];
+  const override = join(home, "agents.toml");
+  try {
+    if (Deno.statSync(override).isFile) files.push(override);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  const merged = new Map<string, { table: Record<string, unknown>; file: string }>();
+  for (const file of files) {
+    for (const [name, table] of Object.entries(readTables(file))) {
+      const known = merged.get(name);
+      merged.set(name, {
+        table: { ...known?.table, ...table as Record<string, unknown> },
+        file: known?.file ?? file,
+      });
+    }
+  }
+  return [...merged].map(([name, { table, file }]) => {
+    for (const key of Object.keys(KEYS)) {
+      if (key in table) continue;
+      if (key in DEFAULTS) {
+        table[key] = structuredClone(DEFAULTS[key as keyof AgentConfig]);
+        continue;
+      }
+      throw new AgentsFileError(
+        `${file}: agent "${name}" has no ${key} (every agent needs all of: ` +
+          `${Object.keys(KEYS).filter((k) => !(k in DEFAULTS)).join(", ")})`,
+      );
+    }
+    return { name, ...table } as AgentConfig;
+  });
+}
+
+/** The names of the adapters asm has. */
+export function knownAdapters(): string[] {
+  return Object.keys(HOOK_ADAPTERS);
+}
+
+/** The hook config adapter of an agent (by its `adapter` key, or the adapter's name). */
+export function hookAdapter(agent: AgentConfig | string): HookConfigAdapter {
+  const name = typeof agent === "string" ? agent : agent.adapter;
+  const adapter = HOOK_ADAPTERS[name];
+  if (!adapter) {
+    throw new AgentsFileError(
+      `asm has no hook adapter named "${name}"; it has ${knownAdapters().join(", ")}`,
+    );
+  }
+  return adapter;
+}
+
+/** One agent as `$ASM_HOME/hook-agents.json` carries it (docs/runbook.md section 3). */
+export interface HookAgentEntry {
+  exe: string[];
+  script: string[];
+  shared: boolean;
+  events: Record<string, string>;
+  session_env: string;
+  pid_env: string;
+  entrypoint_env: string;
+  inject: AgentConfig["inject"];
+}
+
+/** The contents of `$ASM_HOME/hook-agents.json`: what the hook needs, events merged with notify_events. */
+export function hookAgentsJson(agents: AgentConfig[]): { v: 1; agents: Record<string, HookAgentEntry> } {
+  return {
+    v: 1,
+    agents: Object.fromEntries(agents.map((agent) => [agent.name, {
+      exe: agent.exe,
+      script: agent.script,
+      shared: agent.shared,
+      events: { ...agent.events, ...agent.notify_events },
+      session_env: agent.session_env,
+      pid_env: agent.pid_env,
+      entrypoint_env: agent.entrypoint_env,
+      inject: agent.inject,
+    }])),
+  };
+}

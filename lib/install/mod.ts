@@ -1,0 +1,135 @@
+/**
+ * `asm install` / `asm uninstall` without the canary: lays out `$ASM_HOME`, writes the hook wrapper and
+ * `hook-agents.json`, then lets each agent's adapter add (or remove) its hook entries. The canary that proves an
+ * event reaches the inbox attaches its outcome to the results (`InstallResult.canary`).
+ * @module
+ */
+import { join } from "node:path";
+import { asmHome as defaultAsmHome, type Env } from "../config/paths.ts";
+import type { AgentConfig, InstallResult, UninstallResult } from "../agents/protocol.ts";
+import { hookAdapter, hookAgentsJson, loadAgents } from "../agents/registry.ts";
+import {
+  DEFAULT_JSON_LAYOUT,
+  formatJson,
+  readTextOrNull,
+  wrapperPathProblem,
+  writeFileAtomic,
+} from "../agents/hook_file.ts";
+import { renderWrapper } from "./wrapper.ts";
+
+export { HOOK_SCRIPT, renderWrapper } from "./wrapper.ts";
+
+/** The folders `$ASM_HOME` always has (docs/runbook.md section 2). */
+export const ASM_HOME_FOLDERS = ["inbox", "processed", "rejected", "bin", "rules", "backups"] as const;
+
+/** What both commands take. */
+export interface HookCommandOptions {
+  /** Defaults to the process environment. */
+  env?: Env;
+  /** Defaults to `ASM_HOME`, else `~/.asm`. */
+  asmHome?: string;
+  /** Agent names; defaults to every agent in the registry. */
+  agents?: string[];
+  /** Clock for backup names (tests). */
+  now?: () => Date;
+}
+
+/** Options of {@link installHooks}. */
+export interface InstallOptions extends HookCommandOptions {
+  /** The deno the wrapper runs; defaults to the one running asm. */
+  denoPath?: string;
+}
+
+/** One agent's uninstall outcome. */
+export interface UninstallReport extends UninstallResult {
+  agent: string;
+}
+
+/** `$ASM_HOME/bin/asm-hook`. */
+export function wrapperPath(asmHome: string): string {
+  return join(asmHome, "bin", "asm-hook");
+}
+
+interface Context {
+  env: Env;
+  home: string;
+  selected: AgentConfig[];
+  all: AgentConfig[];
+}
+
+function context(options: HookCommandOptions): Context {
+  const baseEnv = options.env ?? Deno.env.toObject();
+  const home = options.asmHome ?? defaultAsmHome(baseEnv);
+  // the adapters derive the wrapper path from ASM_HOME too (isInstalled), so both must agree
+  const env = { ...baseEnv, ASM_HOME: home };
+  const all = loadAgents({ asmHome: home, env });
+  if (options.agents === undefined) return { env, home, all, selected: all };
+  const selected = options.agents.map((name) => {
+    const agent = all.find((a) => a.name === name);
+    if (!agent) throw new Error(`unknown agent "${name}"; asm knows ${all.map((a) => a.name).join(", ")}`);
+    return agent;
+  });
+  return { env, home, all, selected };
+}
+
+/** Writes a file only when its text differs, so a second install touches nothing. */
+function writeIfChanged(path: string, text: string, mode?: number): void {
+  if (readTextOrNull(path) !== text) writeFileAtomic(path, text);
+  if (mode !== undefined && (Deno.statSync(path).mode! & 0o777) !== mode) Deno.chmodSync(path, mode);
+}
+
+/**
+ * Installs asm's hooks for the selected agents (all by default). One result per agent, in order; an agent that
+ * could not be installed says why in a sentence and the others still go ahead. Throws only for an unknown agent
+ * name or a broken agents.toml.
+ */
+export function installHooks(options: InstallOptions = {}): InstallResult[] {
+  const { env, home, all, selected } = context(options);
+  const wrapper = wrapperPath(home);
+  const problem = wrapperPathProblem(wrapper);
+  if (problem !== null) {
+    return selected.map((agent) => ({ kind: "NotInstalled", agent: agent.name, reason: problem }));
+  }
+  for (const folder of ASM_HOME_FOLDERS) Deno.mkdirSync(join(home, folder), { recursive: true });
+  writeIfChanged(
+    wrapper,
+    renderWrapper({ asmHome: home, denoPath: options.denoPath ?? Deno.execPath() }),
+    0o755,
+  );
+  // every agent, not only the selected ones: the hook tells nested agents apart by all of their globs
+  writeIfChanged(join(home, "hook-agents.json"), formatJson(hookAgentsJson(all), DEFAULT_JSON_LAYOUT));
+  const backupsDir = join(home, "backups");
+  return selected.map((agent): InstallResult => {
+    const adapter = hookAdapter(agent);
+    let result: InstallResult;
+    try {
+      result = adapter.install({ env, wrapper, agent, backupsDir, now: options.now });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return { kind: "NotInstalled", agent: agent.name, reason: `${agent.display}: ${message}` };
+    }
+    if (result.kind !== "NotInstalled" && adapter.trustState) {
+      const state = adapter.trustState(env, agent);
+      result.trust = { state, advice: state === "needs-review" ? adapter.trustAdvice ?? "" : "" };
+    }
+    return result;
+  });
+}
+
+/**
+ * Removes asm's hooks for the selected agents (all by default): each file goes back byte-for-byte when nobody
+ * edited it since the install, else only asm's entries leave it. `$ASM_HOME` itself stays.
+ */
+export function uninstallHooks(options: HookCommandOptions = {}): UninstallReport[] {
+  const { env, home, selected } = context(options);
+  const wrapper = wrapperPath(home);
+  const backupsDir = join(home, "backups");
+  return selected.map((agent) => {
+    try {
+      return { agent: agent.name, ...hookAdapter(agent).uninstall({ env, wrapper, agent, backupsDir }) };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return { agent: agent.name, restored: false, notes: [`${agent.display}: ${message}`] };
+    }
+  });
+}

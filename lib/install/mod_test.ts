@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { listNames, tempHomes, thrown, writeFile } from "../agents/testing.ts";
+import { claudeSettingsPath } from "../agents/claude/hook_config.ts";
+import { codexConfigPath, codexHooksPath } from "../agents/codex/hook_config.ts";
+import { geminiSettingsPath } from "../agents/gemini/hook_config.ts";
+import { HOOK_SCRIPT, installHooks, uninstallHooks } from "./mod.ts";
+
+Deno.test("install lays out ASM_HOME, the wrapper and hook-agents.json, then each agent's hooks", () => {
+  using homes = tempHomes();
+  const results = installHooks({ env: homes.env });
+  assert.deepEqual(results.map((r) => [r.agent, r.kind]), [
+    ["claude", "Installed"],
+    ["codex", "Installed"],
+    ["gemini", "Installed"],
+  ]);
+  for (const folder of ["inbox", "processed", "rejected", "bin", "rules", "backups"]) {
+    assert.ok(Deno.statSync(join(homes.asmHome, folder)).isDirectory, folder);
+  }
+  const agents = JSON.parse(Deno.readTextFileSync(join(homes.asmHome, "hook-agents.json")));
+  assert.deepEqual(Object.keys(agents.agents), ["claude", "codex", "gemini"]);
+  assert.equal(agents.agents.codex.events["agent-turn-complete"], "Stop");
+  for (
+    const path of [claudeSettingsPath(homes.env), codexHooksPath(homes.env), geminiSettingsPath(homes.env)]
+  ) {
+    assert.ok(Deno.readTextFileSync(path).includes(homes.wrapper), path);
+  }
+  const codex = results[1];
+  assert.deepEqual(codex.kind !== "NotInstalled" && codex.trust?.state, "needs-review");
+  assert.match(codex.kind !== "NotInstalled" ? codex.trust!.advice : "", /Trust all and continue/);
+  assert.equal(
+    results[0].kind !== "NotInstalled" && results[0].trust,
+    undefined,
+    "Claude has no hook trust step",
+  );
+});
+
+Deno.test("the wrapper is ASCII, executable, and bakes in deno, the hook and ASM_HOME", () => {
+  using homes = tempHomes();
+  installHooks({ env: homes.env, denoPath: "/opt/deno/bin/deno" });
+  const bytes = Deno.readFileSync(homes.wrapper);
+  assert.ok(bytes.every((b) => b < 0x80), "pure ASCII");
+  assert.equal(Deno.statSync(homes.wrapper).mode! & 0o777, 0o755);
+  const text = new TextDecoder().decode(bytes);
+  assert.ok(text.startsWith("#!/bin/sh\n"));
+  assert.ok(text.includes(`ASM_HOME='${homes.asmHome}'; export ASM_HOME\n`));
+  assert.ok(text.includes(`DENO_DIR='${homes.asmHome}/cache/deno'; export DENO_DIR\n`));
+  assert.ok(
+    text.includes(
+      `exec '/opt/deno/bin/deno' run -A --no-config --no-lock --no-prompt '${HOOK_SCRIPT}' "$@"\n`,
+    ),
+  );
+  assert.ok(HOOK_SCRIPT.endsWith("/hooks/hook.ts") && HOOK_SCRIPT.startsWith("/"));
+});
+
+Deno.test("the installed wrapper runs the real hook: an event file appears in the inbox", async () => {
+  using homes = tempHomes();
+  installHooks({ env: homes.env, agents: ["claude"] });
+  const child = new Deno.Command(homes.wrapper, {
+    args: ["claude"],
+    env: { ...homes.env, DENO_NO_UPDATE_CHECK: "1" },
+    clearEnv: true,
+    cwd: homes.home,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify({
+    session_id: "11111111-2222-4333-8444-555555555555",
+    hook_event_name: "Stop",
+    cwd: homes.home,
+  })));
+  await writer.close();
+  const out = await child.output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const events = listNames(join(homes.asmHome, "inbox")).filter((name) => name.endsWith(".json"));
+  assert.equal(events.length, 1, `inbox: ${events}; hook.log: ${readOr(join(homes.asmHome, "hook.log"))}`);
+  const event = JSON.parse(Deno.readTextFileSync(join(homes.asmHome, "inbox", events[0])));
+  assert.equal(event.agent, "claude");
+  assert.equal(event.agent_session_id, "11111111-2222-4333-8444-555555555555");
+});
+
+function readOr(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return "(none)";
+  }
+}
+
+Deno.test("a second install writes nothing: same wrapper, same backups, every agent AlreadyInstalled", () => {
+  using homes = tempHomes();
+  installHooks({ env: homes.env });
+  const wrapperStat = Deno.statSync(homes.wrapper);
+  const backups = listNames(homes.backupsDir);
+  const again = installHooks({ env: homes.env });
+  assert.deepEqual(again.map((r) => r.kind), ["AlreadyInstalled", "AlreadyInstalled", "AlreadyInstalled"]);
+  assert.deepEqual(listNames(homes.backupsDir), backups);
+  assert.equal(Deno.statSync(homes.wrapper).mtime?.getTime(), wrapperStat.mtime?.getTime());
+});
+
+Deno.test("install for one agent touches only that agent's files", () => {
+  using homes = tempHomes();
+  const results = installHooks({ env: homes.env, agents: ["gemini"] });
+  assert.deepEqual(results.map((r) => r.agent), ["gemini"]);
+  assert.throws(() => Deno.statSync(claudeSettingsPath(homes.env)), Deno.errors.NotFound);
+  assert.throws(() => Deno.statSync(codexConfigPath(homes.env)), Deno.errors.NotFound);
+  const agents = JSON.parse(Deno.readTextFileSync(join(homes.asmHome, "hook-agents.json")));
+  assert.deepEqual(
+    Object.keys(agents.agents),
+    ["claude", "codex", "gemini"],
+    "the hook still knows every agent",
+  );
+});
+
+Deno.test("an unknown agent name is an error listing the known ones", () => {
+  using homes = tempHomes();
+  const err = thrown(() => installHooks({ env: homes.env, agents: ["claude", "cursor"] }));
+  assert.equal(err.message, 'unknown agent "cursor"; asm knows claude, codex, gemini');
+  assert.throws(() => Deno.statSync(homes.asmHome), Deno.errors.NotFound, "nothing was created");
+  assert.equal(thrown(() => uninstallHooks({ env: homes.env, agents: ["cursor"] })).message, err.message);
+});
+
+Deno.test("an ASM_HOME whose path has a space installs nothing and says why", () => {
+  using homes = tempHomes();
+  const asmHome = join(homes.root, "my asm");
+  const results = installHooks({ env: homes.env, asmHome });
+  assert.equal(results.length, 3);
+  for (const result of results) {
+    assert.equal(result.kind, "NotInstalled");
+    assert.match(result.kind === "NotInstalled" ? result.reason : "", /contains whitespace/);
+  }
+  assert.throws(() => Deno.statSync(asmHome), Deno.errors.NotFound);
+  assert.throws(() => Deno.statSync(claudeSettingsPath(homes.env)), Deno.errors.NotFound);
+});
+
+Deno.test("one agent's broken config does not stop the others", () => {
+  using homes = tempHomes();
+  writeFile(claudeSettingsPath(homes.env), "{not json");
+  const results = installHooks({ env: homes.env });
+  assert.deepEqual(results.map((r) => r.kind), ["NotInstalled", "Installed", "Installed"]);
+  assert.equal(Deno.readTextFileSync(claudeSettingsPath(homes.env)), "{not json");
+});
+
+Deno.test("uninstall puts every agent's files back byte-for-byte", () => {
+  using homes = tempHomes();
+  const settings = '{\n  "model": "opus"\n}\n';
+  const config = '# mine\nmodel = "m"\n\n[tui]\nx = 1\n';
+  writeFile(claudeSettingsPath(homes.env), settings);
+  writeFile(codexConfigPath(homes.env), config);
+  installHooks({ env: homes.env });
+  const reports = uninstallHooks({ env: homes.env });
+  assert.deepEqual(reports.map((r) => [r.agent, r.restored]), [["claude", true], ["codex", true], [
+    "gemini",
+    true,
+  ]]);
+  assert.equal(Deno.readTextFileSync(claudeSettingsPath(homes.env)), settings);
+  assert.equal(Deno.readTextFileSync(codexConfigPath(homes.env)), config);
+  assert.throws(() => Deno.statSync(codexHooksPath(homes.env)), Deno.errors.NotFound);
+  assert.throws(() => Deno.statSync(geminiSettingsPath(homes.env)), Deno.errors.NotFound);
+  assert.ok(Deno.statSync(homes.wrapper).isFile, "ASM_HOME itself stays");
+});

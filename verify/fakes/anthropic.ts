@@ -1,0 +1,163 @@
+/**
+ * Fake Anthropic Messages API, enough for Claude Code 2.1.x: `POST /v1/messages` (SSE when `stream` is true,
+ * which Claude Code always asks for; one JSON message otherwise) and `POST /v1/messages/count_tokens`.
+ * Anything else is a 404 in Anthropic's error shape.
+ *
+ * @module
+ */
+
+import type { Decision, ReplyBook, Turn } from "./replies.ts";
+import { encodeSse, sseResponse } from "./sse.ts";
+import { type FakeCall, jsonResponse, pause } from "./server.ts";
+
+/** A content block of a message. */
+export interface ContentBlock {
+  type?: string;
+  text?: string;
+  content?: unknown;
+  [key: string]: unknown;
+}
+
+/** The parts of a Messages request the fake reads. */
+export interface MessagesBody {
+  model?: string;
+  stream?: boolean;
+  messages?: { role?: string; content?: string | ContentBlock[] }[];
+  tools?: { name?: string }[];
+}
+
+/** Token counts every reply reports, so usage columns have non-zero numbers of each kind. */
+export const ANTHROPIC_CACHE_CREATION_TOKENS = 1000;
+/** See {@link ANTHROPIC_CACHE_CREATION_TOKENS}. */
+export const ANTHROPIC_CACHE_READ_TOKENS = 2000;
+/** See {@link ANTHROPIC_CACHE_CREATION_TOKENS}. */
+export const ANTHROPIC_OUTPUT_TOKENS = 42;
+
+/** Answers one request to the fake Anthropic API. */
+export async function answerAnthropic(call: FakeCall, book: ReplyBook): Promise<Response> {
+  const path = call.url.pathname;
+  if (call.method === "POST" && path === "/v1/messages/count_tokens") {
+    return jsonResponse(200, { input_tokens: Math.max(1, Math.ceil(call.raw.length / 4)) });
+  }
+  if (call.method !== "POST" || path !== "/v1/messages") {
+    return anthropicError(404, `mock: no route for ${call.method} ${path}`);
+  }
+  const body = (call.body ?? {}) as MessagesBody;
+  const decision = book.decide(anthropicTurn(body));
+  await pause(decision.delayMs, call.signal);
+  if (decision.kind === "fail") return anthropicError(decision.status, decision.message);
+
+  const content = contentOf(decision);
+  const message = {
+    id: `msg_mock_${crypto.randomUUID().slice(0, 8)}`,
+    type: "message",
+    role: "assistant",
+    model: body.model ?? "claude-mock",
+    content,
+    stop_reason: decision.kind === "tool" ? "tool_use" : "end_turn",
+    stop_sequence: null,
+    usage: {
+      input_tokens: Math.max(1, Math.round(JSON.stringify(body.messages ?? []).length / 4)),
+      cache_creation_input_tokens: ANTHROPIC_CACHE_CREATION_TOKENS,
+      cache_read_input_tokens: ANTHROPIC_CACHE_READ_TOKENS,
+      output_tokens: ANTHROPIC_OUTPUT_TOKENS,
+    },
+  };
+  if (!body.stream) return jsonResponse(200, message);
+  return sseResponse(streamOf(message), { "request-id": `req_mock_${Date.now()}` });
+}
+
+/**
+ * Reduces a Messages request to a turn. Claude Code appends mid-conversation `role:"system"` messages,
+ * so only user messages are read; `<system-reminder>` text blocks are context, not typed text.
+ */
+export function anthropicTurn(body: MessagesBody): Turn {
+  const userMessages = (body.messages ?? []).filter((m) => m.role === "user");
+  const userTexts: string[] = [];
+  for (const m of userMessages) {
+    for (const block of blocksOf(m.content)) {
+      if (
+        block.type === "text" && typeof block.text === "string" && !/^\s*<system-reminder>/.test(block.text)
+      ) {
+        userTexts.push(block.text);
+      }
+    }
+  }
+  // a tool result always arrives in the newest user message, right after the tool_use it answers
+  const newest = blocksOf(userMessages.at(-1)?.content);
+  const result = newest.findLast((b) => b.type === "tool_result");
+  const tools = (body.tools ?? []).map((t) => t.name).filter((n): n is string => typeof n === "string");
+  return {
+    userTexts,
+    toolOutput: result ? textOf(result.content) : null,
+    tools,
+    shellTool: tools.includes("Bash") ? "Bash" : null,
+  };
+}
+
+function blocksOf(content: string | ContentBlock[] | undefined): ContentBlock[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return Array.isArray(content) ? content : [];
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b: ContentBlock) => (typeof b.text === "string" ? b.text : "")).join("\n");
+}
+
+function contentOf(decision: Exclude<Decision, { kind: "fail" }>): ContentBlock[] {
+  if (decision.kind === "text") return [{ type: "text", text: decision.text }];
+  return [
+    { type: "text", text: `Calling ${decision.name}.` },
+    {
+      type: "tool_use",
+      id: `toolu_mock_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`,
+      name: decision.name,
+      input: decision.input ?? { command: decision.command, description: "Run a command for the mock" },
+    },
+  ];
+}
+
+/** The event sequence of a streamed message, as the real API sends it. */
+function streamOf(message: { content: ContentBlock[]; stop_reason: string; usage: Record<string, number> }) {
+  const ev = (type: string, data: Record<string, unknown>) => encodeSse({ type, ...data }, { event: type });
+  const chunks = [
+    ev("message_start", {
+      message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } },
+    }),
+  ];
+  message.content.forEach((block, index) => {
+    if (block.type === "text") {
+      chunks.push(ev("content_block_start", { index, content_block: { type: "text", text: "" } }));
+      chunks.push(ev("content_block_delta", { index, delta: { type: "text_delta", text: block.text } }));
+    } else {
+      chunks.push(ev("content_block_start", { index, content_block: { ...block, input: {} } }));
+      chunks.push(ev("content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+      }));
+    }
+    chunks.push(ev("content_block_stop", { index }));
+  });
+  chunks.push(ev("message_delta", {
+    delta: { stop_reason: message.stop_reason, stop_sequence: null },
+    usage: { output_tokens: message.usage.output_tokens },
+  }));
+  chunks.push(ev("message_stop", {}));
+  return chunks;
+}
+
+function anthropicError(status: number, message: string): Response {
+  const type = status === 400
+    ? "invalid_request_error"
+    : status === 404
+    ? "not_found_error"
+    : status === 429
+    ? "rate_limit_error"
+    : status === 529
+    ? "overloaded_error"
+    : "api_error";
+  // the SDK honours x-should-retry: without it a 429/5xx is retried with backoff for minutes
+  return jsonResponse(status, { type: "error", error: { type, message } }, { "x-should-retry": "false" });
+}

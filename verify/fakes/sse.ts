@@ -1,0 +1,51 @@
+/**
+ * Server-sent events, both halves: the fakes encode them, their tests parse them back.
+ *
+ * @module
+ */
+
+/** One parsed event: its `event:` name (null when absent) and its `data:` lines joined by "\n". */
+export interface SseEvent {
+  /** The `event:` name, null when absent. */
+  event: string | null;
+  /** The `data:` lines joined by "\n". */
+  data: string;
+}
+
+/** Options of {@link encodeSse}. */
+export interface EncodeSseOptions {
+  /** The `event:` line; Anthropic and OpenAI send one, Gemini does not. */
+  event?: string;
+  /** End lines with "\r\n" as Google's API does. */
+  crlf?: boolean;
+}
+
+/** Encodes one event whose data is `data` as one JSON line. */
+export function encodeSse(data: unknown, options: EncodeSseOptions = {}): string {
+  const nl = options.crlf ? "\r\n" : "\n";
+  const head = options.event === undefined ? "" : `event: ${options.event}${nl}`;
+  return `${head}data: ${JSON.stringify(data)}${nl}${nl}`;
+}
+
+/** Parses an SSE body into its events (comments and empty events are dropped). */
+export function parseSse(body: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of body.split(/\r?\n\r?\n/)) {
+    let event: string | null = null;
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+    }
+    if (event !== null || data.length > 0) events.push({ event, data: data.join("\n") });
+  }
+  return events;
+}
+
+/** A 200 response carrying already-encoded events, with the usual SSE headers plus `headers`. */
+export function sseResponse(chunks: string[], headers: Record<string, string> = {}): Response {
+  return new Response(chunks.join(""), {
+    status: 200,
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...headers },
+  });
+}
