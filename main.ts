@@ -11,6 +11,7 @@ import {
   AlreadyRunningError,
   ensureDataFolder,
   harnessRoots,
+  registryIgnoreReason,
   serverLogger,
   startServer,
 } from "./lib/server/mod.ts";
@@ -80,10 +81,11 @@ function drain(): number {
   try {
     const failures = new Map<string, number>();
     const log = serverLogger(home);
+    const ignoreReason = registryIgnoreReason(home);
     const total = { applied: 0, duplicates: 0, ignored: 0, rejected: 0, failed: 0 };
     // passes until the inbox is empty: a file that failed once gets its second try in the next pass
     for (let pass = 0; pass < 1000; pass++) {
-      const r = drainOnce({ asmHome: home, ledger, log, failures });
+      const r = drainOnce({ asmHome: home, ledger, log, failures, ignoreReason });
       total.applied += r.applied;
       total.duplicates += r.duplicates;
       total.ignored += r.ignored;

@@ -39,6 +39,12 @@ export interface AgentConfig {
   events: Record<string, string>;
   /** The agent's notify program payload type -> normalised name (not hook events; no trust needed). */
   notify_events: Record<string, string>;
+  /** The executable's name on PATH. */
+  command: string;
+  /** The argv of a one-shot session; `{prompt}` and `{trust_bypass}` are placeholders (see agents.toml). */
+  one_shot: string[];
+  /** The agent's documented flag to run untrusted hooks, for tests on scratch homes only; "" when none. */
+  trust_bypass: string;
 }
 
 /**
@@ -112,4 +118,28 @@ export interface HookConfigAdapter {
   trustState?(env: Env, agent: AgentConfig): TrustState;
   /** What to tell a person when {@link trustState} says "needs-review". */
   trustAdvice?: string;
+}
+
+/** The facts of an event that arrived for a session the ledger has no row for. */
+export interface OrphanEvent {
+  event: string;
+  source: string | null;
+  agent_session_id: string;
+}
+
+/**
+ * An agent's rule for events of sessions the ledger does not know yet: a reason to keep the event as evidence
+ * without making a row, or null to apply it (the default for every agent).
+ */
+export type OrphanEventRule = (event: OrphanEvent, env: Env) => string | null;
+
+/** What a test needs to run an agent offline against a loopback fake model server. */
+export interface OfflineSetup {
+  /** Which fake serves this agent (`verify/fakes`). */
+  fakeKind: "anthropic" | "openai" | "gemini";
+  /**
+   * Writes the agent's config into the scratch `home` (pointed at `fakeUrl`, `trustFolders` pre-trusted) and
+   * returns the environment variables the agent then needs, beyond `HOME`.
+   */
+  prepare(options: { home: string; fakeUrl: string; trustFolders?: string[] }): Record<string, string>;
 }

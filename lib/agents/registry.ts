@@ -7,17 +7,39 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "smol-toml";
 import { asmHome, type Env } from "../config/paths.ts";
-import type { AgentConfig, HookConfigAdapter } from "./protocol.ts";
+import type {
+  AgentConfig,
+  HookConfigAdapter,
+  OfflineSetup,
+  OrphanEvent,
+  OrphanEventRule,
+} from "./protocol.ts";
 import { isObject } from "./hook_file.ts";
 import { claudeHookConfig } from "./claude/hook_config.ts";
 import { codexHookConfig } from "./codex/hook_config.ts";
 import { geminiHookConfig } from "./gemini/hook_config.ts";
+import { codexOrphanRule } from "./codex/rollouts.ts";
+import { claudeOffline } from "./claude/offline.ts";
+import { codexOffline } from "./codex/offline.ts";
+import { geminiOffline } from "./gemini/offline.ts";
 
 /** The one place that lists adapters: `agents.toml`'s `adapter` key picks one of these. */
 const HOOK_ADAPTERS: Record<string, HookConfigAdapter> = {
   claude: claudeHookConfig,
   codex: codexHookConfig,
   gemini: geminiHookConfig,
+};
+
+/** Adapters with a rule for events of sessions the ledger does not know yet; the others apply every event. */
+const ORPHAN_RULES: Record<string, OrphanEventRule> = {
+  codex: codexOrphanRule,
+};
+
+/** How tests run each tested adapter offline against a fake model server. */
+const OFFLINE: Record<string, OfflineSetup> = {
+  claude: claudeOffline,
+  codex: codexOffline,
+  gemini: geminiOffline,
 };
 
 /** The agents.toml next to this file. */
@@ -45,9 +67,12 @@ const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   keep_copies: "boolean",
   events: "map",
   notify_events: "map",
+  command: "string",
+  one_shot: "strings",
+  trust_bypass: "string",
 };
 /** Keys a table may leave out, with the value it then has. */
-const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = { notify_events: {} };
+const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = { notify_events: {}, trust_bypass: "" };
 /** The name goes unquoted into every hook command (`asm-hook <name>`) and into file names. */
 const AGENT_NAME = /^[a-z][a-z0-9_-]*$/;
 
@@ -200,4 +225,23 @@ export function hookAgentsJson(agents: AgentConfig[]): { v: 1; agents: Record<st
       inject: agent.inject,
     }])),
   };
+}
+
+/**
+ * The drain's rule for an event whose session has no row yet: asks that agent's adapter, by the event's agent
+ * name. Returns a reason to keep the event without applying it, or null.
+ */
+export function orphanEventReason(
+  agents: AgentConfig[],
+  env: Env,
+): (event: OrphanEvent & { agent: string }) => string | null {
+  const byName = new Map(agents.map((a) => [a.name, ORPHAN_RULES[a.adapter]]));
+  return (event) => byName.get(event.agent)?.(event, env) ?? null;
+}
+
+/** The offline (fake model server) setup of an agent's adapter, for tests; throws for an untested adapter. */
+export function offlineSetup(agent: AgentConfig): OfflineSetup {
+  const setup = OFFLINE[agent.adapter];
+  if (!setup) throw new AgentsFileError(`asm has no offline test setup for the "${agent.adapter}" adapter`);
+  return setup;
 }

@@ -39,6 +39,8 @@ pid_env = ""
 entrypoint_env = ""
 inject = "none"
 keep_copies = false
+command = "aider"
+one_shot = ["--message", "{prompt}"]
 
 [aider.events]
 SessionStart = "SessionStart"

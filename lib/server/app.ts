@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { drainOnce, type DrainReport } from "../inbox/mod.ts";
 import { type HookEvent, isoAt, Ledger } from "../ledger/mod.ts";
 import { repoRoot } from "../config/paths.ts";
+import { loadAgents, orphanEventReason } from "../agents/registry.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
 import { BackgroundTask } from "./tasks.ts";
 
@@ -35,6 +36,16 @@ export interface RunningServer {
 /** The folders whose sessions are the harness's own (hidden): system temp, asm's data folder, the hooks folder. */
 export function harnessRoots(asmHome: string): string[] {
   return [tmpdir(), "/tmp", asmHome, join(repoRoot(), "hooks")];
+}
+
+/**
+ * The drain's rule for events of sessions the ledger has no row for yet: each agent's own adapter decides (e.g.
+ * Codex's notify for its hidden title thread is kept as evidence, not made a row).
+ */
+export function registryIgnoreReason(asmHome: string): (event: HookEvent, ledger: Ledger) => string | null {
+  const env = { ...Deno.env.toObject(), ASM_HOME: asmHome };
+  const orphan = orphanEventReason(loadAgents({ asmHome, env }), env);
+  return (event, ledger) => ledger.hasSession(event.asm_id) ? null : orphan(event);
 }
 
 /** Creates asm's data folder layout. */
@@ -78,7 +89,8 @@ export function startServer(options: ServerOptions): RunningServer {
     throw err;
   }
   const failures = new Map<string, number>();
-  const drainNow = () => drainOnce({ asmHome, ledger, log, failures, ignoreReason: options.ignoreReason });
+  const ignoreReason = options.ignoreReason ?? registryIgnoreReason(asmHome);
+  const drainNow = () => drainOnce({ asmHome, ledger, log, failures, ignoreReason });
   const drain = new BackgroundTask("drain", options.drainEveryMs ?? 2000, () => {
     const report = drainNow();
     if (report.listed > 0) log({ what: "drain", ...report });

@@ -5,6 +5,7 @@
 export {
   ensureDataFolder,
   harnessRoots,
+  registryIgnoreReason,
   type RunningServer,
   serverLogger,
   type ServerOptions,
