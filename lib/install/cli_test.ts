@@ -35,7 +35,10 @@ Deno.test("./asm install on untrusted Codex hooks says exactly what to do, and i
     assert.equal(first.code, 1, first.out);
     assert.match(first.out, /codex: installed/);
     assert.match(first.out, /hooks need your approval: .*Trust all and continue/s);
-    assert.match(first.out, /canary failed: Codex ran, but only its notify program reported \(Stop \(notify\)\)/);
+    assert.match(
+      first.out,
+      /canary failed: Codex ran, but only its notify program reported \(Stop \(notify\)\)/,
+    );
     // notify needs no trust: the turn end reached the inbox through it
     const config = Deno.readTextFileSync(join(env.CODEX_HOME, "config.toml"));
     assert.match(config, /^notify = \[".*\/bin\/asm-hook", "codex", "notify"\]$/m);

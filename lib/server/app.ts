@@ -11,6 +11,10 @@ import { repoRoot } from "../config/paths.ts";
 import { loadAgents, orphanEventReason } from "../agents/registry.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
 import { BackgroundTask } from "./tasks.ts";
+import { jsonError, matchRoute, type Route, type ServerContext } from "./router.ts";
+import { installToken, refusal } from "./security.ts";
+import { type Service, SERVICES } from "./services.ts";
+import { ROUTES } from "../../routes/mod.ts";
 
 /** Options of `startServer`. */
 export interface ServerOptions {
@@ -21,6 +25,12 @@ export interface ServerOptions {
   drainEveryMs?: number;
   /** a reason to store an event without applying it; see DrainDeps */
   ignoreReason?: (event: HookEvent, ledger: Ledger) => string | null;
+  /** the routes (default: routes/mod.ts) */
+  routes?: readonly Route[];
+  /** the background services besides the drain (default: lib/server/services.ts) */
+  services?: readonly Service[];
+  /** where agent folders are resolved from (default: the process environment) */
+  env?: Record<string, string>;
 }
 
 /** A running server. */
@@ -28,6 +38,10 @@ export interface RunningServer {
   port: number;
   url: string;
   ledger: Ledger;
+  /** what handlers and services see */
+  context: ServerContext;
+  /** the install token (tests send it as a Bearer) */
+  token: string;
   /** runs one drain now (tests and `./asm drain` share the code path) */
   drainNow(): DrainReport;
   close(): Promise<void>;
@@ -63,17 +77,6 @@ export function serverLogger(asmHome: string): (line: Record<string, unknown>) =
   };
 }
 
-function hostAllowed(host: string | null, port: number): boolean {
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
-}
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
-  });
-}
-
 /** Takes the writer lock, opens the ledger, binds 127.0.0.1 and starts the background tasks. */
 export function startServer(options: ServerOptions): RunningServer {
   const { asmHome } = options;
@@ -96,36 +99,45 @@ export function startServer(options: ServerOptions): RunningServer {
     if (report.listed > 0) log({ what: "drain", ...report });
   }, log);
 
+  const token = installToken(asmHome);
+  const routes = options.routes ?? ROUTES;
   let port = options.port;
+  const tasks: BackgroundTask[] = [drain];
+  const context: ServerContext = {
+    asmHome,
+    env: options.env ?? Deno.env.toObject(),
+    mode,
+    port: () => port,
+    ledger,
+    log,
+    tasks: () => tasks.map((t) => t.status()),
+    lock: lock.holder,
+  };
+  for (const service of options.services ?? SERVICES) {
+    tasks.push(new BackgroundTask(service.name, service.everyMs, () => service.run(context), log));
+  }
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port: options.port,
     onListen: () => {},
-    handler: (req) => {
+    handler: async (req) => {
+      const refused = refusal(req, port, token);
+      if (refused !== null) return jsonError(403, refused);
       const url = new URL(req.url);
-      // DNS rebinding: a page on another name that resolves to 127.0.0.1 must not reach the API
-      if (!hostAllowed(req.headers.get("host"), port)) {
-        return json({ error: "this server answers only to 127.0.0.1 and localhost on its own port" }, 403);
+      const found = matchRoute(routes, req.method, url.pathname);
+      if (!found) return jsonError(404, `no route for ${req.method} ${url.pathname}`);
+      try {
+        return await found.route.handle(req, context, found.params);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log({ what: "route failed", route: found.route.pattern, error: message });
+        return jsonError(500, message);
       }
-      if (req.method === "GET" && url.pathname === "/api/health") {
-        return json({
-          ok: true,
-          mode,
-          port,
-          pid: Deno.pid,
-          asm_home: asmHome,
-          schema_version: ledger.schemaVersion(),
-          counts: ledger.counts(),
-          tasks: [drain.status()],
-          lock: lock.holder,
-        });
-      }
-      return json({ error: `no route for ${req.method} ${url.pathname}` }, 404);
     },
   });
   port = server.addr.port;
   lock.setPort(port);
-  drain.start();
+  for (const task of tasks) task.start();
   log({ what: "listening", port, mode, pid: Deno.pid });
 
   let closed = false;
@@ -133,11 +145,13 @@ export function startServer(options: ServerOptions): RunningServer {
     port,
     url: `http://127.0.0.1:${port}`,
     ledger,
+    context,
+    token,
     drainNow,
     async close() {
       if (closed) return;
       closed = true;
-      drain.stop();
+      for (const task of tasks) task.stop();
       await server.shutdown();
       ledger.close();
       lock.release();
