@@ -143,3 +143,16 @@ export interface OfflineSetup {
    */
   prepare(options: { home: string; fakeUrl: string; trustFolders?: string[] }): Record<string, string>;
 }
+
+/**
+ * One agent family's code, as the registry lists it (`lib/agents/<adapter>/mod.ts`). The rest of asm reaches an
+ * agent only through this value and its AgentConfig. Optional parts are capabilities an adapter may not have.
+ */
+export interface AgentAdapter {
+  /** Editing the agent's own hook config (the installer). */
+  hookConfig: HookConfigAdapter;
+  /** Running the agent offline against a fake model server (tests). */
+  offline?: OfflineSetup;
+  /** Events of sessions the ledger does not know yet that must not make a row. */
+  orphanRule?: OrphanEventRule;
+}

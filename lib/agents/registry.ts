@@ -7,39 +7,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "smol-toml";
 import { asmHome, type Env } from "../config/paths.ts";
-import type {
-  AgentConfig,
-  HookConfigAdapter,
-  OfflineSetup,
-  OrphanEvent,
-  OrphanEventRule,
-} from "./protocol.ts";
+import type { AgentAdapter, AgentConfig, HookConfigAdapter, OfflineSetup, OrphanEvent } from "./protocol.ts";
 import { isObject } from "./hook_file.ts";
-import { claudeHookConfig } from "./claude/hook_config.ts";
-import { codexHookConfig } from "./codex/hook_config.ts";
-import { geminiHookConfig } from "./gemini/hook_config.ts";
-import { codexOrphanRule } from "./codex/rollouts.ts";
-import { claudeOffline } from "./claude/offline.ts";
-import { codexOffline } from "./codex/offline.ts";
-import { geminiOffline } from "./gemini/offline.ts";
+import { claudeAdapter } from "./claude/mod.ts";
+import { codexAdapter } from "./codex/mod.ts";
+import { geminiAdapter } from "./gemini/mod.ts";
 
 /** The one place that lists adapters: `agents.toml`'s `adapter` key picks one of these. */
-const HOOK_ADAPTERS: Record<string, HookConfigAdapter> = {
-  claude: claudeHookConfig,
-  codex: codexHookConfig,
-  gemini: geminiHookConfig,
-};
-
-/** Adapters with a rule for events of sessions the ledger does not know yet; the others apply every event. */
-const ORPHAN_RULES: Record<string, OrphanEventRule> = {
-  codex: codexOrphanRule,
-};
-
-/** How tests run each tested adapter offline against a fake model server. */
-const OFFLINE: Record<string, OfflineSetup> = {
-  claude: claudeOffline,
-  codex: codexOffline,
-  gemini: geminiOffline,
+const ADAPTERS: Record<string, AgentAdapter> = {
+  claude: claudeAdapter,
+  codex: codexAdapter,
+  gemini: geminiAdapter,
 };
 
 /** The agents.toml next to this file. */
@@ -105,9 +83,9 @@ function typeProblem(kind: KeyKind, value: unknown): string | null {
         : `must be "hook-specific-output" or "none", not ${describe(value)}`;
     case "adapter":
       if (typeof value !== "string") return `must be a string, not ${describe(value)}`;
-      return value in HOOK_ADAPTERS
+      return value in ADAPTERS
         ? null
-        : `is "${value}", which is not an adapter asm has (${Object.keys(HOOK_ADAPTERS).join(", ")})`;
+        : `is "${value}", which is not an adapter asm has (${Object.keys(ADAPTERS).join(", ")})`;
   }
 }
 
@@ -183,13 +161,24 @@ export function loadAgents(options: { asmHome?: string; env?: Env } = {}): Agent
 
 /** The names of the adapters asm has. */
 export function knownAdapters(): string[] {
-  return Object.keys(HOOK_ADAPTERS);
+  return Object.keys(ADAPTERS);
+}
+
+/** The whole adapter of an agent (by its `adapter` key); throws a sentence for an unknown one. */
+export function adapterOf(agent: AgentConfig): AgentAdapter {
+  const adapter = ADAPTERS[agent.adapter];
+  if (!adapter) {
+    throw new AgentsFileError(
+      `asm has no adapter named "${agent.adapter}"; it has ${knownAdapters().join(", ")}`,
+    );
+  }
+  return adapter;
 }
 
 /** The hook config adapter of an agent (by its `adapter` key, or the adapter's name). */
 export function hookAdapter(agent: AgentConfig | string): HookConfigAdapter {
   const name = typeof agent === "string" ? agent : agent.adapter;
-  const adapter = HOOK_ADAPTERS[name];
+  const adapter = ADAPTERS[name]?.hookConfig;
   if (!adapter) {
     throw new AgentsFileError(
       `asm has no hook adapter named "${name}"; it has ${knownAdapters().join(", ")}`,
@@ -235,13 +224,13 @@ export function orphanEventReason(
   agents: AgentConfig[],
   env: Env,
 ): (event: OrphanEvent & { agent: string }) => string | null {
-  const byName = new Map(agents.map((a) => [a.name, ORPHAN_RULES[a.adapter]]));
+  const byName = new Map(agents.map((a) => [a.name, ADAPTERS[a.adapter]?.orphanRule]));
   return (event) => byName.get(event.agent)?.(event, env) ?? null;
 }
 
 /** The offline (fake model server) setup of an agent's adapter, for tests; throws for an untested adapter. */
 export function offlineSetup(agent: AgentConfig): OfflineSetup {
-  const setup = OFFLINE[agent.adapter];
+  const setup = ADAPTERS[agent.adapter]?.offline;
   if (!setup) throw new AgentsFileError(`asm has no offline test setup for the "${agent.adapter}" adapter`);
   return setup;
 }

@@ -80,6 +80,20 @@ export class LedgerError extends Error {
 
 type Row = Record<string, SQLInputValue>;
 
+/**
+ * The key to the database for modules INSIDE lib/ledger/ (derived.ts, launches.ts, ...). It is not re-exported by
+ * lib/ledger/mod.ts, so code elsewhere cannot write the database: it calls the functions those modules export.
+ */
+export const DB = Symbol("ledger database");
+
+/** What lib/ledger modules get through `ledger[DB]`. */
+export interface LedgerDb {
+  /** runs `fn` in one write transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on a throw) */
+  write<T>(fn: (db: DatabaseSync) => T): T;
+  /** the database, for reads */
+  db: DatabaseSync;
+}
+
 /** The SQLite ledger. */
 export class Ledger {
   readonly path: string;
@@ -92,6 +106,11 @@ export class Ledger {
     this.#db = db;
     this.#harnessRoots = options.harnessRoots ?? [];
     this.#now = options.now ?? (() => isoAt());
+  }
+
+  /** Access for modules inside lib/ledger/ only (see DB). */
+  get [DB](): LedgerDb {
+    return { write: (fn) => this.#tx(() => fn(this.#db)), db: this.#db };
   }
 
   /** Opens (creating and migrating when needed) the ledger at `path`, in WAL mode. */

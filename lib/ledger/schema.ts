@@ -4,11 +4,11 @@
  * @module
  */
 
-/** One step of the schema: its version and the SQL that takes the previous version to it. */
-export interface Migration {
-  version: number;
-  sql: string;
-}
+import type { Migration } from "./migration.ts";
+import { MIGRATION_2_HISTORY } from "./schema_history.ts";
+import { MIGRATION_3_LIVENESS } from "./schema_liveness.ts";
+
+export type { Migration };
 
 /** Every migration, oldest first. Append; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -135,6 +135,8 @@ CREATE TABLE meta (
 );
 `,
   },
+  MIGRATION_2_HISTORY,
+  MIGRATION_3_LIVENESS,
 ];
 
 /** The version a fully migrated ledger reports. */
