@@ -112,6 +112,7 @@ export function startServer(options: ServerOptions): RunningServer {
     log,
     tasks: () => tasks.map((t) => t.status()),
     lock: lock.holder,
+    token,
   };
   for (const service of options.services ?? SERVICES) {
     tasks.push(new BackgroundTask(service.name, service.everyMs, () => service.run(context), log));

@@ -18,6 +18,8 @@ export interface ServerContext {
   log(line: Record<string, unknown>): void;
   tasks(): TaskStatus[];
   lock: LockHolder;
+  /** the install token: the page sets it as its SameSite=Strict cookie */
+  token: string;
 }
 
 /** One route. */

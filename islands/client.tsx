@@ -1,0 +1,37 @@
+/// <reference lib="dom" />
+/**
+ * The browser entry: hydrates every island the server rendered, counts renders after hydration
+ * (`window.__asmRenders`: it must stay 0 while the page idles), and polls `/api/live` to patch cells in place.
+ * @module
+ */
+import { type ComponentType, h, hydrate, options } from "preact";
+import { SessionsTable } from "./sessions_table.tsx";
+import { startLivePoll } from "./live_poll.ts";
+
+/** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
+const counter = globalThis as unknown as { __asmRenders: number };
+
+// deno-lint-ignore no-explicit-any
+const REGISTRY: Record<string, ComponentType<any>> = { SessionsTable };
+
+counter.__asmRenders = 0;
+let counting = false;
+// preact calls options.__r (its mangled "_render" hook) before every component render
+// deno-lint-ignore no-explicit-any
+const hooks = options as any;
+const previous = hooks.__r;
+// deno-lint-ignore no-explicit-any
+hooks.__r = (vnode: any) => {
+  if (counting && typeof vnode.type === "function") counter.__asmRenders++;
+  previous?.(vnode);
+};
+
+for (const root of document.querySelectorAll<HTMLElement>("[data-island]")) {
+  const name = root.dataset.island!;
+  const component = REGISTRY[name];
+  const script = document.querySelector(`script[data-island-props="${name}"]`);
+  if (!component || !script) continue;
+  hydrate(h(component, JSON.parse(script.textContent ?? "{}")), root);
+}
+counting = true;
+startLivePoll(Number(document.body.dataset.pollMs) || 5000);

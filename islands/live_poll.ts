@@ -1,0 +1,75 @@
+/// <reference lib="dom" />
+/**
+ * The 5-second poll of `/api/live`. It writes into cells (no render); only a change in WHICH sessions are live,
+ * or a changed name, re-fetches the rows and re-sorts the table (the one allowed render).
+ * @module
+ */
+import { type SessionFacts, sessionView } from "../lib/ui/session_view.ts";
+import { activityText, ageText, contextText, statusWord } from "../lib/ui/words.ts";
+import { setCell } from "./live_store.ts";
+import { renderedRows, resort } from "./sessions_table.tsx";
+
+/** One session in the live payload. */
+interface LiveSession {
+  asm_id: string;
+  status: string;
+  end_reason?: string | null;
+  name?: string | null;
+  activity?: string | null;
+  activity_reason?: string | null;
+  context_tokens?: number | null;
+}
+
+let lastRevision: number | null = null;
+
+function liveSet(ids: Iterable<string>): string {
+  return [...ids].sort().join(",");
+}
+
+async function refetchRows(): Promise<void> {
+  const res = await fetch(`/api/sessions${location.search}`, { cache: "no-store" });
+  if (!res.ok) return;
+  const body = await res.json() as { sessions: SessionFacts[] };
+  resort(body.sessions.map((row) => sessionView(row)));
+}
+
+async function tick(): Promise<void> {
+  const res = await fetch("/api/live", { cache: "no-store" });
+  if (!res.ok) return;
+  const live = await res.json() as { revision: number; sessions: LiveSession[] };
+  const rows = renderedRows();
+  const shown = new Map(rows.map((r) => [r.id, r]));
+  const nowLive = live.sessions.filter((s) => s.status === "live" || s.status === "starting").map((s) =>
+    s.asm_id
+  );
+  const wasLive = rows.filter((r) => r.live).map((r) => r.id);
+  const renamed = live.sessions.some((s) =>
+    s.name && shown.has(s.asm_id) && shown.get(s.asm_id)!.title !== s.name
+  );
+  if (liveSet(nowLive) !== liveSet(wasLive) || renamed) {
+    await refetchRows();
+  } else if (live.revision !== lastRevision) {
+    for (const s of live.sessions) {
+      if (!shown.has(s.asm_id)) continue;
+      setCell("status", s.asm_id, statusWord(s.status, s.end_reason ?? null).word);
+      setCell("activity", s.asm_id, activityText(s.activity, s.activity_reason));
+      setCell("context", s.asm_id, contextText(s.context_tokens));
+    }
+  }
+  lastRevision = live.revision;
+  const now = Date.now();
+  for (const r of renderedRows()) setCell("seen", r.id, ageText(r.lastSeen, now));
+}
+
+/** Starts polling every `everyMs`; a failed tick is retried on the next one. */
+export function startLivePoll(everyMs: number): void {
+  const loop = async () => {
+    try {
+      await tick();
+    } catch (err) {
+      console.warn("asm: live poll failed", err);
+    }
+    setTimeout(loop, everyMs);
+  };
+  setTimeout(loop, everyMs);
+}

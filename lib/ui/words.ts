@@ -1,0 +1,48 @@
+/**
+ * The words the page shows for stored facts, decided at the last moment: `killed` and `lost` both read ENDED
+ * (the tooltip keeps the difference), null context reads "no reading", never 0. Pure; used by the server render
+ * and by the browser's live patching, so both always say the same thing.
+ * @module
+ */
+
+/** The status word and its tooltip. */
+export function statusWord(status: string, endReason: string | null): { word: string; tip: string } {
+  switch (status) {
+    case "live":
+      return { word: "LIVE", tip: "a process of this session is running" };
+    case "starting":
+      return { word: "STARTING", tip: "launched; waiting for the agent's first sign of life" };
+    case "ended":
+      return { word: "ENDED", tip: `the agent ended it${endReason ? ` (${endReason})` : ""}` };
+    case "killed":
+      return { word: "ENDED", tip: "ended from asm (END)" };
+    case "lost":
+      return { word: "ENDED", tip: "its window went away without saying so (closed, crashed, or a reboot)" };
+    default:
+      return { word: status.toUpperCase(), tip: `status "${status}"` };
+  }
+}
+
+/** Context tokens as the gauge's text: null is "no reading", a state and not a zero. */
+export function contextText(tokens: number | null | undefined): string {
+  if (tokens === null || tokens === undefined) return "no reading";
+  if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
+  if (tokens >= 1_000) return `${Math.round(tokens / 1_000)}k`;
+  return String(tokens);
+}
+
+/** The activity word with its reason, for a live session ("" when not live). */
+export function activityText(activity: string | null | undefined, reason: string | null | undefined): string {
+  if (!activity) return "";
+  return reason ? `${activity}: ${reason}` : activity;
+}
+
+/** "3 min ago" style age of an ISO timestamp at `now` (epoch ms). */
+export function ageText(iso: string | null | undefined, now: number): string {
+  if (!iso) return "";
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} d ago`;
+}

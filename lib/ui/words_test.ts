@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { activityText, ageText, contextText, statusWord } from "./words.ts";
+
+Deno.test("killed and lost both read ENDED, and the tooltip keeps the difference", () => {
+  assert.equal(statusWord("killed", null).word, "ENDED");
+  assert.equal(statusWord("lost", null).word, "ENDED");
+  assert.notEqual(statusWord("killed", null).tip, statusWord("lost", null).tip);
+  assert.match(statusWord("ended", "prompt_input_exit").tip, /prompt_input_exit/);
+  assert.equal(statusWord("live", null).word, "LIVE");
+});
+
+Deno.test("a context of null reads no reading, and 0 reads 0", () => {
+  assert.equal(contextText(null), "no reading");
+  assert.equal(contextText(undefined), "no reading");
+  assert.equal(contextText(0), "0");
+  assert.equal(contextText(5754), "6k");
+  assert.equal(contextText(1_250_000), "1.3M");
+});
+
+Deno.test("activity carries its reason, and ages read in the largest whole unit", () => {
+  assert.equal(activityText("Waiting on you", "permission"), "Waiting on you: permission");
+  assert.equal(activityText(null, null), "");
+  const now = Date.parse("2026-11-29T22:00:00.000Z");
+  assert.equal(ageText("2026-11-29T21:59:30.000Z", now), "30s ago");
+  assert.equal(ageText("2026-11-29T21:00:00.000Z", now), "1 h ago");
+  assert.equal(ageText(null, now), "");
+});

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { hookEvent } from "../../lib/ledger/test_events.ts";
+import { startServer } from "../../lib/server/app.ts";
+import { launchChromium } from "../../verify/browser.ts";
+
+/** The page's render counter (islands/client.tsx). */
+function renders(): number {
+  return (globalThis as unknown as { __asmRenders: number }).__asmRenders;
+}
+
+async function withPage(
+  fn: (page: import("playwright-core").Page, server: ReturnType<typeof startServer>) => Promise<void>,
+) {
+  const home = Deno.makeTempDirSync({ prefix: "asm-page-" });
+  const server = startServer({ asmHome: home, port: 0, services: [] });
+  // three sessions in a real folder (not a harness root), one of them with a long title
+  server.ledger.applyEvent(
+    hookEvent({ agent_session_id: "a", cwd: "/home/user/website", ts: "2026-11-29T22:00:00.000Z" }),
+  );
+  server.ledger.applyEvent(
+    hookEvent({
+      agent: "codex",
+      agent_session_id: "b",
+      cwd: "/home/user/api",
+      ts: "2026-11-29T22:01:00.000Z",
+    }),
+  );
+  server.ledger.applyEvent(
+    hookEvent({
+      agent: "gemini",
+      agent_session_id: "c",
+      cwd: "/home/user/docs",
+      session_name: "A very long title ".repeat(12),
+      ts: "2026-11-29T22:02:00.000Z",
+    }),
+  );
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await fn(page, server);
+  } finally {
+    await browser.close();
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
+}
+
+Deno.test("the Sessions page renders the ledger's rows, hydrates, and stays at zero renders over two idle ticks", async () => {
+  await withPage(async (page, server) => {
+    await page.goto(`${server.url}/?poll_ms=300`);
+    await page.waitForFunction(() =>
+      typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
+    );
+    assert.equal(await page.locator("tbody tr").count(), 3);
+    const cookie = (await page.context().cookies()).find((c) => c.name === "asm_token");
+    assert.equal(cookie?.value, server.token);
+    assert.equal(cookie?.sameSite, "Strict");
+    await page.waitForTimeout(800);
+    assert.equal(await page.evaluate(renders), 0);
+  });
+});
+
+Deno.test("no grid column resolves to 0 px and no cell's text overflows its cell, measured on text ranges", async () => {
+  await withPage(async (page, server) => {
+    await page.setViewportSize({ width: 1200, height: 800 });
+    await page.goto(`${server.url}/`);
+    const widths = await page.evaluate(() =>
+      [...document.querySelectorAll("table.sessions th")].map((th) => parseFloat(getComputedStyle(th).width))
+    );
+    assert.equal(widths.length, 9);
+    assert.equal(widths.every((w) => w > 0), true, `column widths ${widths.join(", ")}`);
+    const overflowing = await page.evaluate(() => {
+      const out: string[] = [];
+      for (const td of document.querySelectorAll<HTMLElement>("table.sessions td")) {
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        const text = range.getBoundingClientRect();
+        const box = td.getBoundingClientRect();
+        const style = getComputedStyle(td);
+        // the visible area is the box less its padding; text wider than that is allowed only when it is clipped
+        // with an ellipsis AND the full text is one hover away in the cell's title
+        const inner = box.right - parseFloat(style.paddingRight);
+        const clippedWithTip = style.overflow === "hidden" && style.textOverflow === "ellipsis" &&
+          td.title === td.textContent;
+        if (text.right > inner + 0.5 && !clippedWithTip) out.push(td.textContent ?? "");
+      }
+      return out;
+    });
+    assert.deepEqual(overflowing, []);
+  });
+});
