@@ -8,7 +8,7 @@ import { repoRoot } from "../lib/config/paths.ts";
 import { agentsBinDir, ensurePrerequisites } from "./prerequisites.ts";
 
 /** The test folders, in the order they run. */
-const TEST_ROOTS = ["lib", "hooks", "verify", "bench"];
+const TEST_ROOTS = ["lib", "hooks", "routes", "islands", "verify", "bench"];
 
 /** Parses deno test's closing summary (`ok | 12 passed (3 steps) | 0 failed`). */
 export function parseSummary(output: string): { passed: number; failed: number } | null {
