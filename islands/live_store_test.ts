@@ -1,0 +1,20 @@
+import assert from "node:assert/strict";
+import { effect } from "@preact/signals";
+import { cell, setCell } from "./live_store.ts";
+
+Deno.test("a cell is one signal per field and id, and writing the same value notifies nobody", () => {
+  const s = cell("activity", "id-1", "Idle");
+  assert.equal(cell("activity", "id-1", "ignored"), s, "the first value stays; the same signal comes back");
+  let runs = 0;
+  const stop = effect(() => {
+    s.value;
+    runs++;
+  });
+  assert.equal(setCell("activity", "id-1", "Idle"), false);
+  assert.equal(runs, 1);
+  assert.equal(setCell("activity", "id-1", "Working"), true);
+  assert.equal(runs, 2);
+  assert.equal(s.value, "Working");
+  assert.notEqual(cell("status", "id-1", "LIVE"), s);
+  stop();
+});
