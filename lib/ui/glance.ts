@@ -1,0 +1,60 @@
+/**
+ * The top bar's one signal per agent: the most urgent activity among that agent's live sessions, naming the
+ * session it comes from (agent-island-state-model: each provider's sessions are judged separately, then the most
+ * urgent one speaks for it). Pure.
+ * @module
+ */
+
+/** A live session as the glance needs it. */
+export interface GlanceSession {
+  asm_id: string;
+  agent: string;
+  title: string;
+  status: string;
+  activity: string | null;
+  activity_reason?: string | null;
+}
+
+/** One agent's signal. */
+export interface AgentGlance {
+  agent: string;
+  /** the activity word, or "" when the agent has no live session */
+  word: string;
+  reason: string | null;
+  asm_id: string | null;
+  title: string | null;
+  /** how many live sessions the agent has */
+  live: number;
+}
+
+/** Most urgent first. Words not listed (Shell, Starting, an unknown word) rank below Idle. */
+export const URGENCY = ["Waiting on you", "Needs attention", "Working", "Idle"] as const;
+
+function rank(word: string | null): number {
+  const i = URGENCY.indexOf((word ?? "") as typeof URGENCY[number]);
+  return i < 0 ? URGENCY.length : i;
+}
+
+/** One glance per agent in `agents` (in that order), from the live sessions. Ties go to the first in id order. */
+export function glance(sessions: GlanceSession[], agents: string[]): AgentGlance[] {
+  return agents.map((agent) => {
+    const mine = sessions
+      .filter((s) => s.agent === agent && (s.status === "live" || s.status === "starting"))
+      .sort((a, b) => rank(a.activity) - rank(b.activity) || a.asm_id.localeCompare(b.asm_id));
+    const top = mine[0];
+    return {
+      agent,
+      word: top ? (top.activity ?? (top.status === "starting" ? "Starting" : "Live")) : "",
+      reason: top?.activity_reason ?? null,
+      asm_id: top?.asm_id ?? null,
+      title: top?.title ?? null,
+      live: mine.length,
+    };
+  });
+}
+
+/** The count the page title and favicon badge show: sessions waiting on the person. */
+export function waitingCount(sessions: GlanceSession[]): number {
+  return sessions.filter((s) => (s.status === "live" || s.status === "starting") && s.activity === "Waiting on you")
+    .length;
+}
