@@ -1,7 +1,8 @@
 /**
  * The process-truth half of the poll: which open runs are provably gone. A run is alive only if a process with
  * its pid exists, its start ticks equal the recorded ones and the boot is the current one; a recycled pid never
- * keeps a dead session alive. The agent-evidence half (activity words) joins in issue "Liveness and control".
+ * keeps a dead session alive. The full poll (agent evidence, activity words) is `poll.ts` over `judge.ts`; gate 0
+ * uses this process-only pass.
  * @module
  */
 import { isoAt, type Ledger, type ProcessKey, type RunRow } from "../ledger/mod.ts";

@@ -1,0 +1,210 @@
+/**
+ * What the liveness poll reads from the ledger and writes back: the sessions and runs it judges, the hook evidence
+ * of their activity, the activity word with its reason and freshness (`sessions.activity`, `activity_reason`,
+ * `activity_at`), the closing of runs whose processes are gone, and the rows `GET /api/live` serves.
+ * @module
+ */
+import type { SQLInputValue } from "node:sqlite";
+import { HIDDEN_REASON_SQL } from "./hidden.ts";
+import { DB, type Ledger, type RunRow } from "./ledger.ts";
+import type { ProcessKey, Status } from "./transition.ts";
+
+type Row = Record<string, SQLInputValue>;
+
+/** A session the poll looks at: live or starting, or finished with a run still open (a killed one, say). */
+export interface PollSessionRow {
+  asm_id: string;
+  agent: string;
+  agent_session_id: string;
+  status: Status;
+  transcript_path: string | null;
+  activity: string | null;
+  activity_reason: string | null;
+  activity_at: string | null;
+}
+
+/** The hook evidence of a session's activity: its latest turn event and its latest call for attention. */
+export interface HookActivity {
+  /** The latest SessionStart, UserPromptSubmit or Stop. */
+  turn: { event: string; ts: string } | null;
+  /** The latest PermissionRequest or Notification; `kind` is the notification's own type, when it has one. */
+  attention: { event: string; ts: string; kind: string | null } | null;
+}
+
+/** The hook events that say where a turn is. */
+export const TURN_EVENTS: readonly string[] = ["SessionStart", "UserPromptSubmit", "Stop"];
+/** The hook events that may say the agent waits on the user. */
+export const ATTENTION_EVENTS: readonly string[] = ["PermissionRequest", "Notification"];
+
+/** One activity to store. */
+export interface ActivityUpdate {
+  asm_id: string;
+  activity: string | null;
+  activity_reason: string | null;
+  activity_at: string | null;
+}
+
+/** A row of `GET /api/live`. */
+export interface LiveRow {
+  asm_id: string;
+  agent: string;
+  agent_session_id: string;
+  status: Status;
+  name: string | null;
+  cwd: string | null;
+  activity: string | null;
+  activity_reason: string | null;
+  activity_at: string | null;
+  context_tokens: number | null;
+  hidden_reason: string | null;
+}
+
+function runOf(r: Row): RunRow {
+  return {
+    run_id: Number(r.run_id),
+    asm_id: String(r.asm_id),
+    pid: Number(r.pid),
+    proc_start: Number(r.proc_start),
+    boot_id: r.boot_id as string | null,
+    launch_token: r.launch_token as string | null,
+    started_at: String(r.started_at),
+    ended_at: r.ended_at as string | null,
+    start_source: r.start_source as string | null,
+    end_reason: r.end_reason as string | null,
+  };
+}
+
+/** The sessions the poll judges, and every open run. */
+export function pollRows(ledger: Ledger): { sessions: PollSessionRow[]; runs: RunRow[] } {
+  const { db } = ledger[DB];
+  const runs = (db.prepare("SELECT * FROM runs WHERE ended_at IS NULL ORDER BY run_id").all() as Row[]).map(
+    runOf,
+  );
+  const sessions = (db.prepare(
+    `SELECT asm_id, agent, agent_session_id, status, transcript_path, activity, activity_reason, activity_at
+     FROM sessions s
+     WHERE status IN ('live', 'starting')
+        OR EXISTS (SELECT 1 FROM runs r WHERE r.asm_id = s.asm_id AND r.ended_at IS NULL)
+     ORDER BY asm_id`,
+  ).all() as Row[]).map((r) => ({
+    asm_id: String(r.asm_id),
+    agent: String(r.agent),
+    agent_session_id: String(r.agent_session_id),
+    status: r.status as Status,
+    transcript_path: r.transcript_path as string | null,
+    activity: r.activity as string | null,
+    activity_reason: r.activity_reason as string | null,
+    activity_at: r.activity_at as string | null,
+  }));
+  return { sessions, runs };
+}
+
+/** The latest turn event and call for attention of each session (applied events only; an ignored one is not). */
+export function hookActivity(ledger: Ledger, asmIds: readonly string[]): Map<string, HookActivity> {
+  const { db } = ledger[DB];
+  const marks = (list: readonly string[]) => list.map(() => "?").join(", ");
+  const latestTurn = db.prepare(
+    `SELECT event, ts FROM events WHERE asm_id = ? AND outcome = 'applied' AND event IN (${
+      marks(TURN_EVENTS)
+    })
+     ORDER BY ts DESC, rowid DESC LIMIT 1`,
+  );
+  const latestAttention = db.prepare(
+    `SELECT event, ts, json_extract(payload, '$.payload.notification_type') AS kind FROM events
+     WHERE asm_id = ? AND outcome = 'applied' AND event IN (${marks(ATTENTION_EVENTS)})
+     ORDER BY ts DESC, rowid DESC LIMIT 1`,
+  );
+  const out = new Map<string, HookActivity>();
+  for (const asmId of asmIds) {
+    const turn = latestTurn.get(asmId, ...TURN_EVENTS) as Row | undefined;
+    const attention = latestAttention.get(asmId, ...ATTENTION_EVENTS) as Row | undefined;
+    out.set(asmId, {
+      turn: turn ? { event: String(turn.event), ts: String(turn.ts) } : null,
+      attention: attention
+        ? {
+          event: String(attention.event),
+          ts: String(attention.ts),
+          kind: typeof attention.kind === "string" ? attention.kind : null,
+        }
+        : null,
+    });
+  }
+  return out;
+}
+
+/**
+ * Stores activities in one transaction, only on sessions still live or starting (a session that ended while the
+ * poll was judging keeps no word) and only where something changed. Returns how many rows changed.
+ */
+export function recordActivity(ledger: Ledger, updates: readonly ActivityUpdate[]): number {
+  if (updates.length === 0) return 0;
+  return ledger[DB].write((db) => {
+    const update = db.prepare(
+      `UPDATE sessions SET activity = $activity, activity_reason = $reason, activity_at = $at
+       WHERE asm_id = $asm_id AND status IN ('live', 'starting')
+         AND (activity IS NOT $activity OR activity_reason IS NOT $reason OR activity_at IS NOT $at)`,
+    );
+    let changed = 0;
+    for (const u of updates) {
+      changed += Number(
+        update.run({ asm_id: u.asm_id, activity: u.activity, reason: u.activity_reason, at: u.activity_at })
+          .changes,
+      );
+    }
+    return changed;
+  });
+}
+
+/** A finished session has no activity: clears the word of every session that is no longer live or starting. */
+export function clearFinishedActivity(ledger: Ledger): number {
+  return ledger[DB].write((db) =>
+    Number(
+      db.prepare(
+        `UPDATE sessions SET activity = NULL, activity_reason = NULL, activity_at = NULL
+         WHERE status NOT IN ('live', 'starting')
+           AND (activity IS NOT NULL OR activity_reason IS NOT NULL OR activity_at IS NOT NULL)`,
+      ).run().changes,
+    )
+  );
+}
+
+/**
+ * Closes the runs whose processes are gone, session by session (the transition decides: a live session with no
+ * run left becomes lost; a killed one stays killed), then clears the activity of the sessions that finished.
+ * Returns each session's status afterwards.
+ */
+export function closeGoneRuns(
+  ledger: Ledger,
+  gone: ReadonlyMap<string, ProcessKey[]>,
+  at: string,
+): Map<string, Status | null> {
+  const after = new Map<string, Status | null>();
+  for (const [asmId, runs] of gone) after.set(asmId, ledger.runsGone(asmId, runs, at));
+  if (gone.size) clearFinishedActivity(ledger);
+  return after;
+}
+
+/** The live and starting sessions, newest first; hidden ones (sub-agents, harness runs, ...) only with `all`. */
+export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveRow[] {
+  const { db } = ledger[DB];
+  const rows = db.prepare(
+    `SELECT asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
+       context_tokens, ${HIDDEN_REASON_SQL} AS hidden_reason
+     FROM sessions
+     WHERE status IN ('live', 'starting') ${options.all ? "" : `AND ${HIDDEN_REASON_SQL} IS NULL`}
+     ORDER BY started_at DESC, asm_id`,
+  ).all() as Row[];
+  return rows.map((r) => ({
+    asm_id: String(r.asm_id),
+    agent: String(r.agent),
+    agent_session_id: String(r.agent_session_id),
+    status: r.status as Status,
+    name: r.name as string | null,
+    cwd: r.cwd as string | null,
+    activity: r.activity as string | null,
+    activity_reason: r.activity_reason as string | null,
+    activity_at: r.activity_at as string | null,
+    context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
+    hidden_reason: r.hidden_reason as string | null,
+  }));
+}

@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  clearFinishedActivity,
+  closeGoneRuns,
+  hookActivity,
+  liveRows,
+  pollRows,
+  recordActivity,
+} from "./activity.ts";
+import { Ledger } from "./ledger.ts";
+import { hookEvent } from "./test_events.ts";
+
+function tempLedger(): Ledger & { [Symbol.dispose](): void } {
+  const dir = Deno.makeTempDirSync({ prefix: "asm-activity-" });
+  const ledger = Ledger.open(join(dir, "ledger.sqlite"), { harnessRoots: ["/tmp/harness"] });
+  return Object.assign(ledger, {
+    [Symbol.dispose]() {
+      ledger.close();
+      Deno.removeSync(dir, { recursive: true });
+    },
+  });
+}
+
+const A = "aaaaaaaa-0000-4000-8000-000000000001";
+const B = "bbbbbbbb-0000-4000-8000-000000000002";
+
+Deno.test("the poll reads live sessions with their open runs, and a killed session whose run is still open", () => {
+  using ledger = tempLedger();
+  const a = hookEvent({ agent_session_id: A, agent_pid: 10, agent_proc_start: 100 });
+  const b = hookEvent({ agent_session_id: B, agent_pid: 20, agent_proc_start: 200 });
+  ledger.applyEvent(a);
+  ledger.applyEvent(b);
+  ledger.claimKilled(b.asm_id, "2026-11-29T22:00:05.000Z");
+  const ended = hookEvent({ agent_session_id: "cccccccc-0000-4000-8000-000000000003", agent_pid: 30 });
+  ledger.applyEvent(ended);
+  ledger.applyEvent({
+    ...ended,
+    event_id: crypto.randomUUID(),
+    event: "SessionEnd",
+    ts: "2026-11-29T22:00:09.000Z",
+  });
+
+  const { sessions, runs } = pollRows(ledger);
+  assert.deepEqual(sessions.map((s) => [s.agent_session_id, s.status]), [
+    [A, "live"],
+    [B, "killed"],
+  ]);
+  assert.deepEqual(runs.map((r) => [r.pid, r.proc_start]), [[10, 100], [20, 200]]);
+});
+
+Deno.test("hook activity is the latest turn event and the latest call for attention, with its kind", () => {
+  using ledger = tempLedger();
+  const at = (s: number) => `2026-11-29T22:00:${String(s).padStart(2, "0")}.000Z`;
+  const base = { agent_session_id: A };
+  ledger.applyEvent(hookEvent({ ...base, ts: at(0) }));
+  ledger.applyEvent(hookEvent({ ...base, event: "UserPromptSubmit", ts: at(1) }));
+  ledger.applyEvent(hookEvent({
+    ...base,
+    event: "Notification",
+    ts: at(2),
+    payload: { notification_type: "permission_prompt", message: "Claude needs your permission" },
+  }));
+  ledger.applyEvent(hookEvent({ ...base, event: "Stop", ts: at(3) }));
+  const other = hookEvent({ agent_session_id: B, ts: at(4) });
+  ledger.applyEvent(other);
+
+  const found = hookActivity(ledger, [hookEvent(base).asm_id, other.asm_id, "no-such-session"]);
+  assert.deepEqual(found.get(hookEvent(base).asm_id), {
+    turn: { event: "Stop", ts: at(3) },
+    attention: { event: "Notification", ts: at(2), kind: "permission_prompt" },
+  });
+  assert.deepEqual(found.get(other.asm_id), { turn: { event: "SessionStart", ts: at(4) }, attention: null });
+  assert.deepEqual(found.get("no-such-session"), { turn: null, attention: null });
+});
+
+Deno.test("an activity is stored only on a live session and only when it changed", () => {
+  using ledger = tempLedger();
+  const a = hookEvent({ agent_session_id: A });
+  ledger.applyEvent(a);
+  const working = {
+    asm_id: a.asm_id,
+    activity: "working",
+    activity_reason: null,
+    activity_at: "2026-11-29T22:00:01.000Z",
+  };
+  assert.equal(recordActivity(ledger, [working]), 1);
+  assert.equal(recordActivity(ledger, [working]), 0, "the same facts again change nothing");
+  const row = liveRows(ledger, { all: true })[0];
+  assert.deepEqual([row.activity, row.activity_reason, row.activity_at], [
+    "working",
+    null,
+    working.activity_at,
+  ]);
+
+  ledger.applyEvent(hookEvent({ agent_session_id: A, event: "SessionEnd", ts: "2026-11-29T22:00:09.000Z" }));
+  assert.equal(
+    recordActivity(ledger, [{ ...working, activity: "idle" }]),
+    0,
+    "an ended session gets no word",
+  );
+  assert.equal(clearFinishedActivity(ledger), 1);
+  const ended = ledger.query("SELECT activity, activity_reason, activity_at FROM sessions")[0];
+  assert.deepEqual({ ...ended }, { activity: null, activity_reason: null, activity_at: null });
+});
+
+Deno.test("closing gone runs makes a live session lost and clears its word, and leaves a killed one killed", () => {
+  using ledger = tempLedger();
+  const a = hookEvent({ agent_session_id: A, agent_pid: 10, agent_proc_start: 100 });
+  const b = hookEvent({ agent_session_id: B, agent_pid: 20, agent_proc_start: 200 });
+  ledger.applyEvent(a);
+  ledger.applyEvent(b);
+  recordActivity(ledger, [{
+    asm_id: a.asm_id,
+    activity: "working",
+    activity_reason: null,
+    activity_at: null,
+  }]);
+  ledger.claimKilled(b.asm_id, "2026-11-29T22:00:05.000Z");
+  const after = closeGoneRuns(
+    ledger,
+    new Map([[a.asm_id, [{ pid: 10, proc_start: 100 }]], [b.asm_id, [{ pid: 20, proc_start: 200 }]]]),
+    "2026-11-29T22:00:10.000Z",
+  );
+  assert.deepEqual([...after.values()], ["lost", "killed"]);
+  assert.equal(ledger.openRuns().length, 0);
+  assert.deepEqual(
+    ledger.query("SELECT activity FROM sessions WHERE asm_id = ?", a.asm_id)[0].activity,
+    null,
+  );
+});
+
+Deno.test("the live rows leave hidden sessions out unless all are asked for", () => {
+  using ledger = tempLedger();
+  ledger.applyEvent(hookEvent({ agent_session_id: A, cwd: "/home/user/project" }));
+  ledger.applyEvent(hookEvent({ agent_session_id: B, cwd: "/tmp/harness/x" }));
+  assert.deepEqual(liveRows(ledger).map((r) => r.agent_session_id), [A]);
+  const all = liveRows(ledger, { all: true });
+  assert.deepEqual(all.map((r) => [r.agent_session_id, r.hidden_reason]).sort(), [
+    [A, null],
+    [B, "harness folder"],
+  ]);
+  assert.equal(all[0].context_tokens, null, "no reading stays null");
+});
