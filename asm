@@ -22,6 +22,8 @@ if [ -z "$deno_bin" ]; then
   fi
 fi
 export ASM_DENO="$deno_bin"
+# the folder the person ran ./asm from (commands like "launch" default to it); main.ts runs from the repo
+ASM_CALLER_CWD=$(pwd); export ASM_CALLER_CWD
 cd "$here"
 # the locked npm dependencies (node_modules/ is local and git-ignored)
 if [ ! -d "$here/node_modules" ] || [ "$here/deno.lock" -nt "$here/node_modules" ]; then

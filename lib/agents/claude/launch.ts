@@ -1,0 +1,53 @@
+/**
+ * Launching Claude Code (agents/claude-code.md section 2): the argv is in agents.toml; this holds the opener
+ * and the dialogs Claude shows before a session starts. A first start with no completed onboarding runs
+ * onboarding (which needs the real service); an untrusted folder shows the workspace trust dialog, and no hook
+ * runs until it is answered. asm never answers either for the user: it says so.
+ * @module
+ */
+import { join } from "node:path";
+import type { LaunchCapability } from "../protocol.ts";
+import { folderAndParents } from "../folder_chain.ts";
+import { claudeSessionsDir, parseClaudeRecord } from "./live.ts";
+
+function claudeState(home: string | undefined): Record<string, unknown> | null {
+  if (!home) return null;
+  try {
+    const parsed = JSON.parse(Deno.readTextFileSync(join(home, ".claude.json")));
+    return parsed && typeof parsed === "object" ? parsed : null;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof SyntaxError) return null;
+    throw err;
+  }
+}
+
+/** Claude Code's launch capability. */
+export const claudeLaunch: LaunchCapability = {
+  opener: "Say READY and wait for my next message.",
+  waitingReason(folder, env) {
+    const state = claudeState(env.HOME);
+    if (state?.hasCompletedOnboarding !== true) {
+      return "Claude Code will first run its onboarding in the window; finish it there";
+    }
+    const projects = (state.projects ?? {}) as Record<
+      string,
+      { hasTrustDialogAccepted?: boolean } | undefined
+    >;
+    const trusted = folderAndParents(folder).some((f) => projects[f]?.hasTrustDialogAccepted === true);
+    return trusted ? null : "Claude Code asks whether you trust this folder; answer in its window";
+  },
+  threadOf(proc, env) {
+    // Claude's own record of a running process: `sessions/<pid>.json`, naming its start ticks and its session
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(join(claudeSessionsDir(env), `${proc.pid}.json`));
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return null;
+      throw err;
+    }
+    const record = parseClaudeRecord(text);
+    return record && record.pid === proc.pid && record.procStart === proc.startTicks
+      ? record.sessionId
+      : null;
+  },
+};

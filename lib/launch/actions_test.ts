@@ -1,0 +1,296 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadAgents } from "../agents/registry.ts";
+import { bootId, identityOf, isSameProcess } from "../procs/mod.ts";
+import { asmIdOf, launchRow, Ledger } from "../ledger/mod.ts";
+import { hookEvent } from "../ledger/test_events.ts";
+import { NASTY_PROMPT } from "./builder_test.ts";
+import { endSession, focusSession, sendCommand } from "./control.ts";
+import { type ActionDeps, ActionRefused } from "./deps.ts";
+import { isPureAscii } from "./script.ts";
+import { continueWith, launchSession, resumeSession } from "./start.ts";
+import { testTmux, waitFor } from "./testing.ts";
+
+/**
+ * "typist": a stand-in agent for the actions. Its program records its argv, then becomes `head -n 1`, which
+ * writes the first line typed into its pane to a file and exits. agents.toml (the test's override) says its
+ * executable is head, so asm proves it like any agent.
+ */
+const AGENTS_TOML = (shared: string) => `
+[typist]
+display = "Typist"
+tag = "typist"
+adapter = "claude"
+tested = false
+exe = ["**/bin/head"]
+script = []
+shared = false
+session_env = ""
+pid_env = ""
+entrypoint_env = ""
+inject = "none"
+keep_copies = false
+command = "typist"
+one_shot = ["{prompt}"]
+launch_argv = ["--typed"]
+resume_argv = ["--resume", "{session_id}"]
+model_argv = ["--model={model}"]
+prompt_argv = ["--", "{prompt}"]
+[typist.events]
+SessionStart = "SessionStart"
+
+[${shared}]
+display = "Shared Typist"
+tag = "shared"
+adapter = "claude"
+tested = false
+exe = ["**/bin/head"]
+script = []
+shared = true
+session_env = ""
+pid_env = ""
+entrypoint_env = ""
+inject = "none"
+keep_copies = false
+command = "typist"
+one_shot = ["{prompt}"]
+[${shared}.events]
+SessionStart = "SessionStart"
+`;
+
+function world() {
+  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-actions-test-" }));
+  const asmHome = join(root, "asm");
+  const bin = join(root, "bin");
+  const folder = join(root, "proj");
+  for (const d of [asmHome, bin, folder, join(root, "home")]) Deno.mkdirSync(d, { recursive: true });
+  Deno.writeTextFileSync(join(asmHome, "agents.toml"), AGENTS_TOML("typist-shared"));
+  Deno.writeTextFileSync(
+    join(bin, "typist"),
+    `#!/bin/sh\nprintf '%s\\0' "$@" > "$TYPIST_DIR/args.$$"\nexec head -n 1 > "$TYPIST_DIR/typed.$$"\n`,
+  );
+  Deno.chmodSync(join(bin, "typist"), 0o755);
+  const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: join(root, "home"), ASM_HOME: asmHome, TYPIST_DIR: root };
+  const tmux = testTmux();
+  const ledger = Ledger.open(join(asmHome, "ledger.sqlite"));
+  const deps: ActionDeps = {
+    ledger,
+    asmHome,
+    env,
+    host: tmux.host,
+    agents: loadAgents({ asmHome, env }),
+    endWaitMs: 3000,
+  };
+  let n = 0;
+  return {
+    root,
+    folder,
+    deps,
+    ledger,
+    tmux,
+    /** The args and the pid of the typist a window started, once it recorded them. */
+    async started(): Promise<{ pid: number; args: string[] }> {
+      const file = await waitFor(
+        () =>
+          [...Deno.readDirSync(root)].find((e) => e.name.startsWith("args.") && !e.name.endsWith(".seen"))
+            ?.name,
+        "the typist started",
+      );
+      const text = Deno.readTextFileSync(join(root, file));
+      Deno.renameSync(join(root, file), join(root, `${file}.seen`));
+      const args = text.split("\0");
+      args.pop();
+      return { pid: Number(file.slice(5)), args };
+    },
+    /** A session row for a typist process, as its SessionStart hook event would make it. */
+    session(pid: number, over: { procStart?: number; agent?: string } = {}): string {
+      const id = identityOf(pid)!;
+      const agent = over.agent ?? "typist";
+      const sid = `typist-session-${++n}`;
+      ledger.applyEvent(hookEvent({
+        agent,
+        agent_session_id: sid,
+        cwd: folder,
+        agent_pid: pid,
+        agent_proc_start: over.procStart ?? id.procStart,
+        boot_id: bootId(),
+        ts: new Date().toISOString(),
+      }));
+      return asmIdOf(agent, sid);
+    },
+    async [Symbol.asyncDispose]() {
+      await tmux[Symbol.asyncDispose]();
+      ledger.close();
+      Deno.removeSync(root, { recursive: true });
+    },
+  };
+}
+
+async function refused(promise: Promise<unknown>, status: number, why: RegExp): Promise<void> {
+  await assert.rejects(promise, (err) => {
+    assert.ok(err instanceof ActionRefused, String(err));
+    assert.equal(err.status, status, err.message);
+    assert.match(err.message, why);
+    return true;
+  });
+}
+
+Deno.test("a launch opens one window whose agent gets the prompt as one argument, recorded with its window", async () => {
+  await using w = world();
+  const record = await launchSession(w.deps, {
+    agent: "typist",
+    folder: w.folder,
+    prompt: NASTY_PROMPT,
+    name: "T 1",
+  });
+  const { args } = await w.started();
+  assert.deepEqual(args, ["--typed", "--", NASTY_PROMPT]);
+  assert.equal(await w.deps.host.windowCount(), 1);
+  assert.equal(isPureAscii(Deno.readTextFileSync(record.script_path)), true);
+  const row = launchRow(w.ledger, record.token)!;
+  assert.deepEqual([row.kind, row.window_id, row.pane_id, row.cwd, row.name], [
+    "launch",
+    record.window_id,
+    record.pane_id,
+    w.folder,
+    "T 1",
+  ]);
+  assert.ok(row.pane_pid !== null && row.pane_proc_start !== null);
+  assert.match(row.waiting_reason ?? "", /onboarding/, "the adapter's own dialog is recorded, not answered");
+});
+
+Deno.test("a launch without a prompt sends the adapter's fixed opener, never an empty turn", async () => {
+  await using w = world();
+  const record = await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "  " });
+  assert.equal(record.opener, true);
+  const { args } = await w.started();
+  assert.deepEqual(args, ["--typed", "--", "Say READY and wait for my next message."]);
+});
+
+Deno.test("send types a slash command into the pane proven to hold the session's process", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const { pid } = await w.started();
+  const asmId = w.session(pid);
+  const sent = await sendCommand(w.deps, asmId, "/compact keep it short");
+  assert.equal(sent.typed, "/compact keep it short");
+  const typed = await waitFor(() => {
+    try {
+      return Deno.readTextFileSync(join(w.root, `typed.${pid}`)) || undefined;
+    } catch {
+      return undefined;
+    }
+  }, "the typed line arrived");
+  assert.equal(typed, "/compact keep it short\n");
+});
+
+Deno.test("focus brings the session's own window forward", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  await w.started();
+  const second = await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "y" });
+  const { pid } = await w.started();
+  const current = async () =>
+    (await w.tmux.tmux(["display-message", "-p", "-t", "asm:", "#{window_id}"])).out.trim();
+  assert.notEqual(await current(), second.window_id, "a new window opens in the background");
+  const focused = await focusSession(w.deps, w.session(pid));
+  assert.equal(focused.window_id, second.window_id);
+  assert.equal(await current(), second.window_id);
+});
+
+Deno.test("send refuses a session whose process is in no pane asm can see, and what is not a slash command", async () => {
+  await using w = world();
+  const outside = new Deno.Command("head", { args: ["-n", "1"], stdin: "piped", stdout: "null" }).spawn();
+  try {
+    const asmId = w.session(outside.pid);
+    await refused(sendCommand(w.deps, asmId, "/help"), 409, /in no pane asm can see/);
+    await refused(sendCommand(w.deps, asmId, "rm -rf /"), 400, /only a slash command/);
+    await refused(sendCommand(w.deps, asmId, "/a\nb"), 400, /one line/);
+  } finally {
+    await outside.stdin.close();
+    await outside.status;
+  }
+});
+
+Deno.test("END claims killed, stops the proven process and counts its window closing", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "y" });
+  const first = await w.started();
+  await w.started();
+  const asmId = w.session(first.pid);
+  const ticks = identityOf(first.pid)!.procStart;
+  const result = await endSession(w.deps, asmId);
+  assert.deepEqual(
+    [result.window_closed, result.windows_before, result.windows_after, result.exited, result.signal],
+    [true, 2, 1, true, "SIGTERM"],
+  );
+  assert.equal(isSameProcess({ pid: first.pid, procStart: ticks, bootId: null }), false);
+  assert.equal(w.ledger.session(asmId)?.status, "killed");
+  await refused(endSession(w.deps, asmId), 409, /not running \(it is killed\)/);
+});
+
+Deno.test("END refuses a recycled pid and a shared binary with a sentence, and signals nothing", async () => {
+  await using w = world();
+  const outside = new Deno.Command("head", { args: ["-n", "1"], stdin: "piped", stdout: "null" }).spawn();
+  try {
+    const ticks = identityOf(outside.pid)!.procStart;
+    const recycled = w.session(outside.pid, { procStart: ticks + 1 });
+    await refused(endSession(w.deps, recycled), 409, /belongs to another process/);
+    const shared = w.session(outside.pid, { agent: "typist-shared" });
+    await refused(endSession(w.deps, shared), 409, /shared with another application/);
+    assert.equal(isSameProcess({ pid: outside.pid, procStart: ticks, bootId: null }), true, "still running");
+    assert.equal(w.ledger.session(recycled)?.status, "live", "a refused END claims nothing");
+  } finally {
+    await outside.stdin.close();
+    await outside.status;
+  }
+});
+
+Deno.test("resume reopens the same session id with the same agent, withholding an empty model; continue-with needs another agent", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const { pid } = await w.started();
+  const asmId = w.session(pid);
+  await refused(resumeSession(w.deps, asmId, {}), 409, /still running; focus its window/);
+  await endSession(w.deps, asmId);
+  const sid = w.ledger.session(asmId)!.agent_session_id;
+  const resumed = await resumeSession(w.deps, asmId, { model: "" });
+  assert.deepEqual([resumed.kind, resumed.resumes_asm_id, resumed.model], ["resume", asmId, null]);
+  assert.deepEqual((await w.started()).args, ["--resume", sid]);
+  const withModel = await resumeSession(w.deps, asmId, { model: "big-1", prompt: "go on" });
+  assert.equal(withModel.model, "big-1");
+  assert.deepEqual((await w.started()).args, ["--resume", sid, "--model=big-1", "--", "go on"]);
+  await refused(continueWith(w.deps, asmId, { agent: "typist" }), 400, /another agent/);
+});
+
+Deno.test("launch requests asm cannot serve are refused with sentences and open nothing", async () => {
+  await using w = world();
+  await refused(
+    launchSession(w.deps, { agent: "nobody", folder: w.folder }),
+    400,
+    /not an agent asm knows; asm knows/,
+  );
+  await refused(launchSession(w.deps, { agent: "typist", folder: "proj" }), 400, /absolute path/);
+  await refused(
+    launchSession(w.deps, { agent: "typist", folder: join(w.root, "missing") }),
+    400,
+    /does not exist/,
+  );
+  await refused(launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "a\0b" }), 400, /NUL/);
+  await refused(
+    launchSession({ ...w.deps, env: { ...w.deps.env, PATH: "/usr/bin:/bin" } }, {
+      agent: "typist",
+      folder: w.folder,
+    }),
+    409,
+    /not installed here/,
+  );
+  await refused(
+    launchSession(w.deps, { agent: "typist", folder: w.folder, bypass_hook_trust: true }),
+    400,
+    /not in testing mode/,
+  );
+  assert.equal(await w.deps.host.windowCount(), 0);
+  await refused(endSession(w.deps, "no-such-session"), 404, /no session/);
+});

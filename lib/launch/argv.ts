@@ -1,0 +1,104 @@
+/**
+ * The agent's own argv for a launch, a resume or a continue-with, from its agents.toml templates. Pure.
+ *
+ * `launch_argv` / `resume_argv` start the agent (`{session_id}` and `{trust_bypass}` filled in); `model_argv` is
+ * added only when a model was asked for (no model, or an empty one, means the flag is withheld: whatever the
+ * agent would use anyway); `prompt_argv` is added only when there is a prompt, and its `{prompt}` (at the end of
+ * one element) marks where the shim appends the prompt text. The prompt itself never passes through here.
+ * @module
+ */
+import type { AgentConfig } from "../agents/protocol.ts";
+
+/** What kind of start this is. */
+export type LaunchKind = "launch" | "resume" | "continue";
+
+/** What the argv depends on. */
+export interface ArgvRequest {
+  kind: LaunchKind;
+  /** The agent's own session id (resume only). */
+  sessionId?: string | null;
+  /** The model; null, absent or empty withholds the flag. */
+  model?: string | null;
+  /** Whether a prompt argument follows. */
+  withPrompt: boolean;
+  /** Adds the agent's documented hook-trust bypass: tests on scratch homes ONLY. */
+  bypassHookTrust?: boolean;
+}
+
+/** The agent's arguments; the shim appends the prompt to `args[promptIndex]` when it is not null. */
+export interface AgentArgv {
+  args: string[];
+  promptIndex: number | null;
+}
+
+/** A request the agent's templates cannot serve; the message is a sentence a person reads. */
+export class ArgvError extends Error {
+  override name = "ArgvError";
+}
+
+const PROMPT = "{prompt}";
+
+function fill(template: readonly string[], values: Record<string, string>, where: string): string[] {
+  const out: string[] = [];
+  for (const part of template) {
+    const whole = part.match(/^\{(\w+)\}$/);
+    if (whole && whole[1] in values && values[whole[1]] === "") continue; // an empty whole element is dropped
+    const filled = part.replace(/\{(\w+)\}/g, (all, name: string) => {
+      if (!(name in values)) {
+        throw new ArgvError(`agents.toml ${where} names ${all}, which asm does not fill there`);
+      }
+      return values[name];
+    });
+    out.push(filled);
+  }
+  return out;
+}
+
+/** One line of printable text, not starting with "-" (it must never read as a flag). */
+function checkValue(what: string, value: string): void {
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(value)) throw new ArgvError(`the ${what} must be one line of printable text`);
+  if (value.startsWith("-")) throw new ArgvError(`the ${what} may not start with "-"`);
+  if (value.length > 200) throw new ArgvError(`the ${what} is longer than 200 characters`);
+}
+
+/** The argv for one start of `agent`. Throws {@link ArgvError} with a sentence when it cannot be built. */
+export function agentArgv(agent: AgentConfig, request: ArgvRequest): AgentArgv {
+  const bypass = request.bypassHookTrust ? agent.trust_bypass : "";
+  const model = request.model?.trim() ?? "";
+  let args: string[];
+  if (request.kind === "resume") {
+    const id = request.sessionId ?? "";
+    if (agent.resume_argv.length === 0) {
+      throw new ArgvError(
+        `${agent.display} cannot be resumed by asm: its agents.toml table has no resume_argv`,
+      );
+    }
+    if (id === "") throw new ArgvError("a resume needs the agent's own session id");
+    checkValue("session id", id);
+    args = fill(agent.resume_argv, { session_id: id, trust_bypass: bypass }, `${agent.name}.resume_argv`);
+  } else {
+    args = fill(agent.launch_argv, { trust_bypass: bypass }, `${agent.name}.launch_argv`);
+  }
+  if (model !== "") {
+    if (agent.model_argv.length === 0) {
+      throw new ArgvError(
+        `${agent.display} takes no model from asm: its agents.toml table has no model_argv`,
+      );
+    }
+    checkValue("model", model);
+    args.push(...fill(agent.model_argv, { model }, `${agent.name}.model_argv`));
+  }
+  if (!request.withPrompt) return { args, promptIndex: null };
+  const marked = agent.prompt_argv.filter((p) => p.includes(PROMPT));
+  if (
+    marked.length !== 1 || !marked[0].endsWith(PROMPT) || marked[0].indexOf(PROMPT) !== marked[0].length - 8
+  ) {
+    throw new ArgvError(
+      `agents.toml ${agent.name}.prompt_argv must hold {prompt} once, at the end of one element`,
+    );
+  }
+  const promptIndex = args.length + agent.prompt_argv.findIndex((p) => p.includes(PROMPT));
+  args.push(...agent.prompt_argv.map((p) => p.includes(PROMPT) ? p.slice(0, -PROMPT.length) : p));
+  return { args, promptIndex };
+}

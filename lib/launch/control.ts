@@ -1,0 +1,242 @@
+/**
+ * Acting on a running session: END (stop it and let its window close), send (type a slash command into its
+ * pane) and focus (bring its window forward). Each acts on that very process, proven first (pid, start ticks,
+ * boot, the agent's program), and refuses with a sentence when it cannot prove it. Never a second copy, never a
+ * guess.
+ * @module
+ */
+import type { AgentConfig } from "../agents/protocol.ts";
+import { isAgentProcess } from "../agents/glob.ts";
+import { adapterOf } from "../agents/registry.ts";
+import { isoAt, type RunRow, type SessionRow } from "../ledger/mod.ts";
+import { bootId, isSameProcess, LINUX_PROC, type ProcInfo, snapshot } from "../procs/mod.ts";
+import { type ActionDeps, ActionRefused } from "./deps.ts";
+import { paneCarrying, proveRun } from "./proof.ts";
+import type { PaneInfo } from "./terminal_host.ts";
+
+/** What END did. `window_closed` is counted, not assumed: null when the session is in no window asm can see. */
+export interface EndResult {
+  asm_id: string;
+  status: "killed";
+  /** The processes signalled. */
+  pids: number[];
+  signal: "SIGTERM" | "SIGKILL";
+  /** Every signalled process is gone. */
+  exited: boolean;
+  window_id: string | null;
+  windows_before: number | null;
+  windows_after: number | null;
+  window_closed: boolean | null;
+}
+
+/** What send did. */
+export interface SendResult {
+  asm_id: string;
+  pane_id: string;
+  window_id: string;
+  typed: string;
+}
+
+/** What focus did. */
+export interface FocusResult {
+  asm_id: string;
+  pane_id: string;
+  window_id: string;
+}
+
+interface Proven {
+  row: SessionRow;
+  agent: AgentConfig;
+  runs: { run: RunRow; proc: ProcInfo }[];
+  procs: Map<number, ProcInfo>;
+}
+
+/** The session's open runs whose processes are proven now; refuses with the reason when none is. */
+function proveSession(deps: ActionDeps, asmId: string, action: string): Proven {
+  const row = deps.ledger.session(asmId);
+  if (!row) throw new ActionRefused(404, `asm has no session ${asmId}`);
+  if (row.status !== "live" && row.status !== "starting") {
+    throw new ActionRefused(
+      409,
+      `this session is not running (it is ${row.status}); there is nothing to ${action}`,
+    );
+  }
+  const agent = deps.agents.find((a) => a.name === row.agent);
+  if (!agent) throw new ActionRefused(409, `this session's agent "${row.agent}" is no longer in agents.toml`);
+  const source = deps.proc ?? LINUX_PROC;
+  const procs = snapshot(source);
+  const boot = bootId(source);
+  const open = deps.ledger.runs(asmId).filter((r) => r.ended_at === null);
+  if (open.length === 0) {
+    throw new ActionRefused(
+      409,
+      `asm cannot prove which process carries this session (no hook has reported its process), so it will not ${action} it`,
+    );
+  }
+  const runs: Proven["runs"] = [];
+  const why: string[] = [];
+  for (const run of open) {
+    const proof = proveRun(run, agent, procs, boot, isAgentProcess);
+    if (proof.ok) runs.push({ run, proc: proof.proc });
+    else why.push(proof.why);
+  }
+  if (runs.length === 0) {
+    throw new ActionRefused(
+      409,
+      `asm cannot prove this session's process: ${why.join("; ")}; it will not ${action} it`,
+    );
+  }
+  return { row, agent, runs, procs };
+}
+
+function shared(agent: AgentConfig, row: SessionRow): string | null {
+  if (!agent.shared && row.pid_shared === 0) return null;
+  return `${agent.display}'s program is shared with another application (agents.toml marks it shared), so asm ` +
+    "never ends it: a signal could close that application too. Quit the session in its own window";
+}
+
+async function gone(
+  pids: { pid: number; startTicks: number }[],
+  deps: ActionDeps,
+  waitMs: number,
+): Promise<boolean> {
+  const source = deps.proc ?? LINUX_PROC;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const alive = pids.filter((p) =>
+      isSameProcess({ pid: p.pid, procStart: p.startTicks, bootId: null }, source)
+    );
+    if (alive.length === 0) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function signal(pid: number, sig: "SIGTERM" | "SIGKILL"): void {
+  try {
+    Deno.kill(pid, sig);
+  } catch (err) {
+    // gone between the proof and the signal: that is what END wanted
+    if (
+      !(err instanceof Deno.errors.NotFound) &&
+      !(err instanceof Error && /ESRCH|No such process/.test(err.message))
+    ) {
+      throw err;
+    }
+  }
+}
+
+/**
+ * END: proves the session's processes, claims `killed` in the ledger BEFORE the signal (a poll landing in between
+ * must not overwrite it), sends SIGTERM (SIGKILL after the wait, to the same proven process only), then counts
+ * the terminal's windows: `window_closed` is the count going down with the session's window gone.
+ */
+export async function endSession(deps: ActionDeps, asmId: string): Promise<EndResult> {
+  const row0 = deps.ledger.session(asmId);
+  if (row0) {
+    const agent0 = deps.agents.find((a) => a.name === row0.agent);
+    const refusal = agent0 ? shared(agent0, row0) : null;
+    if (refusal) throw new ActionRefused(409, refusal);
+  }
+  const { agent, runs, procs } = proveSession(deps, asmId, "end");
+  for (const { proc } of runs) {
+    const refusal = adapterOf(agent).launch?.endRefusal?.(proc) ?? null;
+    if (refusal) throw new ActionRefused(409, refusal);
+  }
+  const panes = await deps.host.panes();
+  const pane = runs.map(({ proc }) => paneCarrying(panes, procs, proc.pid)).find((p) => p !== null) ?? null;
+  const before = pane ? await deps.host.windowCount() : null;
+
+  const now = deps.now ?? (() => isoAt());
+  deps.ledger.claimKilled(asmId, now());
+  const targets = runs.map(({ proc }) => ({ pid: proc.pid, startTicks: proc.startTicks }));
+  for (const t of targets) signal(t.pid, "SIGTERM");
+  const waitMs = deps.endWaitMs ?? 5000;
+  let used: EndResult["signal"] = "SIGTERM";
+  let exited = await gone(targets, deps, waitMs);
+  if (!exited) {
+    // only a process that is still provably the same one gets the harder signal
+    used = "SIGKILL";
+    const source = deps.proc ?? LINUX_PROC;
+    for (const t of targets) {
+      if (isSameProcess({ pid: t.pid, procStart: t.startTicks, bootId: null }, source)) {
+        signal(t.pid, "SIGKILL");
+      }
+    }
+    exited = await gone(targets, deps, 2000);
+  }
+  let after: number | null = null;
+  let closed: boolean | null = null;
+  if (pane && before !== null) {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      after = await deps.host.windowCount();
+      const still = (await deps.host.panes()).some((p) => p.windowId === pane.windowId);
+      closed = !still && after < before;
+      if (closed || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  deps.log?.({
+    what: "ended",
+    asm_id: asmId,
+    pids: targets.map((t) => t.pid),
+    signal: used,
+    window_closed: closed,
+  });
+  return {
+    asm_id: asmId,
+    status: "killed",
+    pids: targets.map((t) => t.pid),
+    signal: used,
+    exited,
+    window_id: pane?.windowId ?? null,
+    windows_before: before,
+    windows_after: after,
+    window_closed: closed,
+  };
+}
+
+/** The pane carrying one of the session's proven processes, or a refusal. */
+async function provenPane(deps: ActionDeps, asmId: string, action: string): Promise<PaneInfo> {
+  const { runs, procs } = proveSession(deps, asmId, action);
+  const panes = await deps.host.panes();
+  for (const { proc } of runs) {
+    const pane = paneCarrying(panes, procs, proc.pid);
+    if (pane) return pane;
+  }
+  throw new ActionRefused(
+    409,
+    `asm cannot prove which ${deps.host.name} window runs this session (its process, pid ${
+      runs.map((r) => r.proc.pid).join(", ")
+    }, is in no pane asm can see), so it will not ${action} it`,
+  );
+}
+
+/** Only a slash command: one line, starting with "/", printable. */
+export function slashCommandProblem(text: unknown): string | null {
+  if (typeof text !== "string" || !text.startsWith("/")) {
+    return "send types only a slash command: text starting with /";
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(text)) return "a slash command is one line of printable text";
+  if (text.length > 500) return "a slash command is at most 500 characters";
+  return null;
+}
+
+/** Types a slash command into the session's own pane, after proving the pane's process tree holds its process. */
+export async function sendCommand(deps: ActionDeps, asmId: string, text: unknown): Promise<SendResult> {
+  const problem = slashCommandProblem(text);
+  if (problem) throw new ActionRefused(400, problem);
+  const pane = await provenPane(deps, asmId, "type into");
+  await deps.host.type(pane.paneId, text as string);
+  deps.log?.({ what: "sent", asm_id: asmId, pane: pane.paneId });
+  return { asm_id: asmId, pane_id: pane.paneId, window_id: pane.windowId, typed: text as string };
+}
+
+/** Brings the session's own window forward, after the same proof. */
+export async function focusSession(deps: ActionDeps, asmId: string): Promise<FocusResult> {
+  const pane = await provenPane(deps, asmId, "focus");
+  await deps.host.focus(pane.paneId);
+  return { asm_id: asmId, pane_id: pane.paneId, window_id: pane.windowId };
+}

@@ -1,0 +1,251 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadAgents } from "../agents/registry.ts";
+import {
+  asmIdOf,
+  isoAt,
+  type LaunchRequested,
+  type LaunchRow,
+  launchRow,
+  Ledger,
+  recordLaunch,
+  recordWindow,
+} from "../ledger/mod.ts";
+import { hookEvent } from "../ledger/test_events.ts";
+import type { ProcInfo, ProcSource } from "../procs/mod.ts";
+import { type AdoptionFacts, adoptionVerdict, correlateOnce, processesUnderToken } from "./correlate.ts";
+
+const CLAUDE_EXE = "/x/node_modules/@anthropic-ai/claude-code/bin/claude.exe";
+const T0 = Date.parse("2026-11-29T22:00:00.000Z");
+
+function proc(pid: number, ppid: number, startTicks: number, exe: string, argv: string[]): ProcInfo {
+  return { pid, ppid, startTicks, exe, argv };
+}
+
+/** A /proc made of the given processes (stat, cmdline, exe, cwd) and one boot id. */
+function fakeProc(procs: ProcInfo[], cwd: Record<number, string> = {}): ProcSource {
+  const byPid = new Map(procs.map((p) => [p.pid, p]));
+  return {
+    listPids: () => [...byPid.keys()],
+    readText(path) {
+      if (path === "/proc/sys/kernel/random/boot_id") return "boot-1\n";
+      const m = path.match(/^\/proc\/(\d+)\/(stat|cmdline)$/);
+      const p = m ? byPid.get(Number(m[1])) : undefined;
+      if (!p) return null;
+      if (m![2] === "cmdline") return p.argv.join("\0") + "\0";
+      const fields = ["S", p.ppid, ...Array(17).fill(0), p.startTicks, 0];
+      return `${p.pid} (x) ${fields.join(" ")}`;
+    },
+    readLink(path) {
+      const m = path.match(/^\/proc\/(\d+)\/(exe|cwd)$/);
+      const p = m ? byPid.get(Number(m[1])) : undefined;
+      if (!p) return null;
+      return m![2] === "exe" ? p.exe : cwd[p.pid] ?? null;
+    },
+  };
+}
+
+// tmux server 1 -> shim 100 (carries the token) -> claude 200 -> its shell tool 300
+const TABLE = [
+  proc(1, 0, 1, "/usr/bin/tmux", ["tmux"]),
+  proc(100, 1, 5000, "/deno", ["deno", "run", "shim.ts", "asmlt_aaa", "/a/launches/asmlt_aaa.prompt"]),
+  proc(200, 100, 5010, CLAUDE_EXE, ["claude", "--", "hi"]),
+  proc(300, 200, 5020, "/bin/sh", ["sh", "-c", "ls"]),
+  proc(400, 1, 4000, CLAUDE_EXE, ["claude"]),
+];
+
+Deno.test("the processes under a token are those below the process whose command line carries it", () => {
+  const procs = new Map(TABLE.map((p) => [p.pid, p]));
+  assert.deepEqual(processesUnderToken("asmlt_aaa", procs).map((p) => p.pid), [200, 300]);
+  assert.deepEqual(processesUnderToken("asmlt_zzz", procs), []);
+});
+
+function launchRowOf(over: Partial<LaunchRow> = {}): LaunchRow {
+  return {
+    token: "asmlt_aaa",
+    agent: "claude",
+    kind: "launch",
+    cwd: "/work/p",
+    name: null,
+    model: null,
+    sprint_node: null,
+    script_path: "/a/launches/asmlt_aaa.sh",
+    prompt_path: null,
+    requested_at: isoAt(T0),
+    continues_asm_id: null,
+    resumes_asm_id: null,
+    waiting_reason: null,
+    host: "tmux",
+    window_id: "@1",
+    pane_id: "%1",
+    pane_pid: 100,
+    pane_proc_start: 5000,
+    boot_id: "boot-1",
+    matched_asm_id: null,
+    matched_at: null,
+    matched_by: null,
+    expired: false,
+    expired_at: null,
+    error: null,
+    ...over,
+  };
+}
+
+Deno.test("adoption needs all four proofs together", () => {
+  const good: AdoptionFacts = {
+    launch: launchRowOf(),
+    paneAlive: true,
+    proc: TABLE[2],
+    procCwd: "/work/p",
+    thread: "t-1",
+    existing: null,
+  };
+  assert.deepEqual(adoptionVerdict(good), { adopt: true });
+  const rows: [Partial<AdoptionFacts>, RegExp][] = [
+    [{ launch: launchRowOf({ matched_asm_id: "x" }) }, /not pending/],
+    [{ launch: launchRowOf({ expired: true }) }, /not pending/],
+    [{ launch: launchRowOf({ kind: "resume" }) }, /resume/],
+    [{ paneAlive: false }, /window is gone/],
+    [{ proc: null }, /no agent process/],
+    [{ thread: null }, /no single thread/],
+    [{ procCwd: "/elsewhere" }, /another folder/],
+    [{ proc: { ...TABLE[2], startTicks: 4999 } }, /older than the launch's window/],
+    [{ existing: "live" }, /another process drives it/],
+    [{ existing: "starting" }, /another process drives it/],
+    [{ existing: "ended" }, /already has a row/],
+  ];
+  for (const [over, why] of rows) {
+    const verdict = adoptionVerdict({ ...good, ...over });
+    assert.equal(
+      !verdict.adopt && why.test(verdict.why),
+      true,
+      `${JSON.stringify(over)} -> ${JSON.stringify(verdict)}`,
+    );
+  }
+});
+
+function world() {
+  const dir = Deno.makeTempDirSync({ prefix: "asm-correlate-test-" });
+  const ledger = Ledger.open(join(dir, "ledger.sqlite"));
+  const agents = loadAgents({ asmHome: dir });
+  const launch = (over: Partial<LaunchRequested> = {}) => {
+    const row: LaunchRequested = {
+      token: "asmlt_aaa",
+      agent: "claude",
+      kind: "launch",
+      cwd: "/work/p",
+      name: null,
+      model: null,
+      script_path: "/a/launches/asmlt_aaa.sh",
+      prompt_path: null,
+      requested_at: isoAt(T0),
+      continues_asm_id: null,
+      resumes_asm_id: null,
+      waiting_reason: null,
+      host: "tmux",
+      ...over,
+    };
+    recordLaunch(ledger, row);
+    recordWindow(ledger, row.token, {
+      window_id: "@1",
+      pane_id: "%1",
+      pane_pid: 100,
+      pane_proc_start: 5000,
+      boot_id: "boot-1",
+    });
+  };
+  return {
+    ledger,
+    agents,
+    launch,
+    pass: (source: ProcSource, atMs = T0 + 3000) =>
+      correlateOnce({
+        ledger,
+        env: { HOME: join(dir, "home") },
+        agents,
+        harnessRoots: [],
+        proc: source,
+        now: () => atMs,
+      }),
+    [Symbol.dispose]() {
+      ledger.close();
+      Deno.removeSync(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("a launch is matched through the hook event that carried its token", () => {
+  using w = world();
+  w.launch();
+  w.ledger.applyEvent(hookEvent({ launch_token: "asmlt_aaa", agent_session_id: "s1", agent_pid: 999 }));
+  assert.deepEqual(w.pass(fakeProc([])), { token: 1, ancestry: 0, adopted: 0, expired: 0 });
+  const row = launchRow(w.ledger, "asmlt_aaa")!;
+  assert.deepEqual([row.matched_asm_id, row.matched_by], [asmIdOf("claude", "s1"), "token"]);
+});
+
+Deno.test("a launch whose events lost the token is matched by walking the process table from the token", () => {
+  using w = world();
+  w.launch();
+  // the event names the agent process 200 but carries no token (say, the environment did not travel)
+  w.ledger.applyEvent(
+    hookEvent({
+      launch_token: null,
+      agent_session_id: "s2",
+      agent_pid: 200,
+      agent_proc_start: 5010,
+      boot_id: "boot-1",
+    }),
+  );
+  assert.deepEqual(w.pass(fakeProc(TABLE)), { token: 0, ancestry: 1, adopted: 0, expired: 0 });
+  const row = launchRow(w.ledger, "asmlt_aaa")!;
+  assert.deepEqual([row.matched_asm_id, row.matched_by], [asmIdOf("claude", "s2"), "ancestry"]);
+});
+
+Deno.test("a run on a recycled pid is not the launch's process", () => {
+  using w = world();
+  w.launch();
+  w.ledger.applyEvent(
+    hookEvent({
+      launch_token: null,
+      agent_session_id: "s3",
+      agent_pid: 200,
+      agent_proc_start: 4,
+      boot_id: "boot-1",
+    }),
+  );
+  assert.deepEqual(w.pass(fakeProc(TABLE)), { token: 0, ancestry: 0, adopted: 0, expired: 0 });
+  assert.equal(launchRow(w.ledger, "asmlt_aaa")?.matched_asm_id, null);
+});
+
+Deno.test("an unmatched launch expires after 120 s and stays as evidence", () => {
+  using w = world();
+  w.launch();
+  assert.equal(w.pass(fakeProc([]), T0 + 119_000).expired, 0);
+  assert.equal(w.pass(fakeProc([]), T0 + 121_000).expired, 1);
+  const row = launchRow(w.ledger, "asmlt_aaa")!;
+  assert.deepEqual([row.expired, row.expired_at, row.matched_asm_id], [true, isoAt(T0 + 121_000), null]);
+});
+
+Deno.test("a window no hook reports is adopted from the agent's own record of its process", () => {
+  using w = world();
+  w.launch();
+  const home = w.ledger.path.replace(/ledger\.sqlite$/, "home");
+  Deno.mkdirSync(join(home, ".claude", "sessions"), { recursive: true });
+  Deno.writeTextFileSync(
+    join(home, ".claude", "sessions", "200.json"),
+    JSON.stringify({ pid: 200, sessionId: "s-adopt", procStart: "5010", cwd: "/work/p", status: "idle" }),
+  );
+  // the launch's own hooks get their chance first
+  assert.deepEqual(w.pass(fakeProc(TABLE, { 200: "/work/p" })), {
+    token: 0,
+    ancestry: 0,
+    adopted: 0,
+    expired: 0,
+  });
+  const later = w.pass(fakeProc(TABLE, { 200: "/work/p" }), T0 + 11_000);
+  assert.deepEqual(later, { token: 0, ancestry: 0, adopted: 1, expired: 0 });
+  const id = asmIdOf("claude", "s-adopt");
+  assert.equal(w.ledger.session(id)?.status, "live");
+  assert.deepEqual(w.ledger.runs(id).map((r) => [r.pid, r.proc_start]), [[200, 5010]]);
+  assert.equal(launchRow(w.ledger, "asmlt_aaa")?.matched_by, "adoption");
+});

@@ -1,0 +1,52 @@
+/**
+ * What the actions (launch, resume, continue-with, end, send, focus) need, gathered in one value so a route, the
+ * CLI through the server, and a test can each hand in their own, and the one error type they refuse with.
+ * @module
+ */
+import type { AgentConfig } from "../agents/protocol.ts";
+import type { Ledger } from "../ledger/mod.ts";
+import type { ProcSource } from "../procs/mod.ts";
+import type { TerminalHost } from "./terminal_host.ts";
+
+/** The facts and tools of the actions. */
+export interface ActionDeps {
+  ledger: Ledger;
+  asmHome: string;
+  /** asm's environment: where the agents' folders are, and what a launched window gets (see windowEnv). */
+  env: Record<string, string>;
+  host: TerminalHost;
+  agents: AgentConfig[];
+  /** Honour a request's `bypass_hook_trust` (the server in testing mode only; never for a user's folders). */
+  allowHookTrustBypass?: boolean;
+  /** The clock (ISO-8601 UTC ms). */
+  now?: () => string;
+  /** /proc; tests hand in a fake. */
+  proc?: ProcSource;
+  /** The deno that runs the shim (default: the one running asm). */
+  denoPath?: string;
+  /** How long END waits for the process, then for the window, to go (default 5000 ms each). */
+  endWaitMs?: number;
+  log?: (line: Record<string, unknown>) => void;
+}
+
+/** Why asm refuses an action, as a sentence, with the HTTP status the API answers it with. */
+export class ActionRefused extends Error {
+  override name = "ActionRefused";
+  constructor(readonly status: 400 | 404 | 409 | 503, message: string) {
+    super(message);
+  }
+}
+
+/** The agent of this name, or a 400 naming the ones asm knows. */
+export function agentNamed(deps: ActionDeps, name: unknown): AgentConfig {
+  const agent = typeof name === "string" ? deps.agents.find((a) => a.name === name) : undefined;
+  if (!agent) {
+    throw new ActionRefused(
+      400,
+      `${
+        typeof name === "string" && name ? `"${name}" is not an agent asm knows` : "name an agent"
+      }; asm knows ${deps.agents.map((a) => a.name).join(", ")}`,
+    );
+  }
+  return agent;
+}

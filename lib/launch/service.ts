@@ -1,0 +1,51 @@
+/**
+ * The server's side of launching: the actions' dependencies built from the server context (the tmux server named
+ * by `ASM_TMUX_SOCKET`, else the user's default one; the server's own environment for the windows; the hook-trust
+ * bypass only in testing mode) and the correlation service that runs every 2 s.
+ * @module
+ */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "../config/paths.ts";
+import { loadAgents } from "../agents/registry.ts";
+import type { Ledger } from "../ledger/mod.ts";
+import { correlateOnce, type CorrelateReport } from "./correlate.ts";
+import type { ActionDeps } from "./deps.ts";
+import { tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
+
+/** What the server hands in (a subset of its ServerContext). */
+export interface LaunchContext {
+  ledger: Ledger;
+  asmHome: string;
+  env: Record<string, string>;
+  mode: "live" | "testing";
+  log(line: Record<string, unknown>): void;
+}
+
+/** The actions' dependencies for one request. */
+export function actionDeps(ctx: LaunchContext): ActionDeps {
+  return {
+    ledger: ctx.ledger,
+    asmHome: ctx.asmHome,
+    env: ctx.env,
+    host: tmuxHost(tmuxConfigFromEnv(ctx.env)),
+    agents: loadAgents({ asmHome: ctx.asmHome, env: ctx.env }),
+    allowHookTrustBypass: ctx.mode === "testing",
+    log: ctx.log,
+  };
+}
+
+/** The correlation service's period. */
+export const CORRELATE_EVERY_MS = 2000;
+
+/** One correlation pass for the server; logs only when something was matched, adopted or expired. */
+export function correlateForServer(ctx: LaunchContext): CorrelateReport {
+  return correlateOnce({
+    ledger: ctx.ledger,
+    env: ctx.env,
+    agents: loadAgents({ asmHome: ctx.asmHome, env: ctx.env }),
+    // the harness folders of lib/server/app.ts harnessRoots (importing it from here would make a cycle)
+    harnessRoots: [tmpdir(), "/tmp", ctx.asmHome, join(repoRoot(), "hooks")],
+    log: ctx.log,
+  });
+}

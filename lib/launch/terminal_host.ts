@@ -1,0 +1,53 @@
+/**
+ * Where launched sessions live: a terminal host opens one window per launch and can list, type into and focus
+ * its panes. tmux is the one host built and tested (it runs headless, over SSH, and can name the process of every
+ * pane, which is what lets asm prove a window before it types into it); others implement the same five methods.
+ * @module
+ */
+
+/** A window the host opened. */
+export interface OpenedWindow {
+  windowId: string;
+  paneId: string;
+  /** The pid of the process the pane runs (the launcher script, then the shim it execs). */
+  panePid: number;
+}
+
+/** One pane the host can see. */
+export interface PaneInfo {
+  session: string;
+  windowId: string;
+  paneId: string;
+  panePid: number;
+}
+
+/** What to open. */
+export interface OpenRequest {
+  /** The window's name (ASCII). */
+  name: string;
+  /** Its working folder. */
+  cwd: string;
+  /** The command and its arguments, run without a shell in between. */
+  argv: string[];
+}
+
+/** A terminal host. */
+export interface TerminalHost {
+  /** `tmux`, ... (stored with each launch). */
+  readonly name: string;
+  /** Opens a new window running `argv`; throws a sentence when it cannot. */
+  open(request: OpenRequest): Promise<OpenedWindow>;
+  /** Every pane, in every session of the host; empty when the host is not running. */
+  panes(): Promise<PaneInfo[]>;
+  /** How many windows the host has (0 when it is not running): END counts them before and after. */
+  windowCount(): Promise<number>;
+  /** Types `text` literally into the pane, then Enter. */
+  type(paneId: string, text: string): Promise<void>;
+  /** Brings the pane's window to the front. */
+  focus(paneId: string): Promise<void>;
+}
+
+/** The host could not do what was asked; the message is a sentence a person reads. */
+export class TerminalHostError extends Error {
+  override name = "TerminalHostError";
+}

@@ -1,0 +1,167 @@
+/**
+ * The tmux terminal host. Every launch is one window in the `asm` session of a tmux server (the user's default
+ * server unless configured), running the launcher script directly (tmux execs the argv, no shell in between).
+ *
+ * The platform rule for END, encoded here: the pane's process is the shim (the launcher script execs it), the
+ * shim exits when the agent does, and a window whose only pane's process has exited closes, provided
+ * `remain-on-exit` is off, so the window asm opens sets it off for itself whatever the user's tmux.conf says.
+ * @module
+ */
+import type { OpenedWindow, OpenRequest, PaneInfo, TerminalHost } from "./terminal_host.ts";
+import { TerminalHostError } from "./terminal_host.ts";
+
+/** Which tmux server and session. */
+export interface TmuxConfig {
+  /** `tmux -L <name>`: a named server; absent means the user's default server. */
+  socketName?: string;
+  /** `tmux -S <path>`. */
+  socketPath?: string;
+  /** The session windows open in (default `asm`). */
+  session?: string;
+  /** The tmux executable (default `tmux` on PATH). */
+  tmux?: string;
+  /** The tmux client's environment (a server it starts inherits it); default: this process's. */
+  env?: Record<string, string>;
+}
+
+/** The session asm opens windows in. */
+export const ASM_TMUX_SESSION = "asm";
+
+/** The variable naming a tmux server for asm to use instead of the default one: a name, or a socket path. */
+export const TMUX_SOCKET_ENV = "ASM_TMUX_SOCKET";
+
+/**
+ * The tmux config an environment asks for: `ASM_TMUX_SOCKET` is a socket path when it holds a "/" (`tmux -S`),
+ * else a server name (`tmux -L`); unset means the user's default server.
+ */
+export function tmuxConfigFromEnv(env: Record<string, string | undefined>): TmuxConfig {
+  const socket = env[TMUX_SOCKET_ENV];
+  if (!socket) return {};
+  return socket.includes("/") ? { socketPath: socket } : { socketName: socket };
+}
+
+// the last window closing stops the server: a command racing it finds it exiting
+const NOT_RUNNING =
+  /no server running|error connecting to|server exited unexpectedly|lost server|can.t find session|No such file or directory/i;
+const FORMAT = "#{window_id}\t#{pane_id}\t#{pane_pid}";
+/** A pause between typed text and Enter: an agent's slash-command menu needs a moment to open. */
+const ENTER_DELAY_MS = 300;
+
+interface Ran {
+  ok: boolean;
+  out: string;
+  err: string;
+}
+
+/** A tmux host. */
+export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
+  const session = config.session ?? ASM_TMUX_SESSION;
+  const socket = config.socketPath
+    ? ["-S", config.socketPath]
+    : config.socketName
+    ? ["-L", config.socketName]
+    : [];
+  const tmux = config.tmux ?? "tmux";
+
+  async function run(args: string[]): Promise<Ran> {
+    let out: Deno.CommandOutput;
+    try {
+      out = await new Deno.Command(tmux, {
+        args: [...socket, ...args],
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        ...(config.env ? { env: config.env, clearEnv: true } : {}),
+      }).output();
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) {
+        throw new TerminalHostError(
+          `tmux is not installed (no "${tmux}" on PATH); install tmux to launch sessions`,
+        );
+      }
+      throw err;
+    }
+    const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+    return { ok: out.success, out: decode(out.stdout), err: decode(out.stderr).trim() };
+  }
+
+  function parseOpened(text: string): OpenedWindow {
+    const [windowId, paneId, pid] = text.trim().split("\t");
+    const panePid = Number(pid);
+    if (!windowId || !paneId || !Number.isInteger(panePid)) {
+      throw new TerminalHostError(`tmux opened a window but did not say which: ${JSON.stringify(text)}`);
+    }
+    return { windowId, paneId, panePid };
+  }
+
+  return {
+    name: "tmux",
+
+    async open(request: OpenRequest): Promise<OpenedWindow> {
+      const common = ["-n", request.name, "-c", request.cwd, "-P", "-F", FORMAT];
+      let ran: Ran | null = null;
+      if (!(await run(["has-session", "-t", `=${session}`])).ok) {
+        ran = await run([
+          "new-session",
+          "-d",
+          "-s",
+          session,
+          "-x",
+          "200",
+          "-y",
+          "50",
+          ...common,
+          "--",
+          ...request.argv,
+        ]);
+        // another launch created the session a moment ago: open a window in it instead
+        if (!ran.ok && /duplicate session/.test(ran.err)) ran = null;
+      }
+      ran ??= await run(["new-window", "-d", "-t", `=${session}:`, ...common, "--", ...request.argv]);
+      if (!ran.ok) {
+        throw new TerminalHostError(`tmux could not open a window: ${ran.err || "no reason given"}`);
+      }
+      const opened = parseOpened(ran.out);
+      // the window must close when its process exits (END reports window_closed from exactly that)
+      await run(["set-option", "-w", "-t", opened.windowId, "remain-on-exit", "off"]);
+      return opened;
+    },
+
+    async panes(): Promise<PaneInfo[]> {
+      const ran = await run(["list-panes", "-a", "-F", `#{session_name}\t${FORMAT}`]);
+      if (!ran.ok) {
+        if (NOT_RUNNING.test(ran.err)) return [];
+        throw new TerminalHostError(`tmux could not list its panes: ${ran.err}`);
+      }
+      return ran.out.split("\n").filter((l) => l !== "").map((line) => {
+        const [name, windowId, paneId, pid] = line.split("\t");
+        return { session: name, windowId, paneId, panePid: Number(pid) };
+      });
+    },
+
+    async windowCount(): Promise<number> {
+      const ran = await run(["list-windows", "-a", "-F", "#{window_id}"]);
+      if (!ran.ok) {
+        if (NOT_RUNNING.test(ran.err)) return 0;
+        throw new TerminalHostError(`tmux could not list its windows: ${ran.err}`);
+      }
+      return ran.out.split("\n").filter((l) => l !== "").length;
+    },
+
+    async type(paneId: string, text: string): Promise<void> {
+      const typed = await run(["send-keys", "-t", paneId, "-l", "--", text]);
+      if (!typed.ok) throw new TerminalHostError(`tmux could not type into ${paneId}: ${typed.err}`);
+      await new Promise((r) => setTimeout(r, ENTER_DELAY_MS));
+      const entered = await run(["send-keys", "-t", paneId, "Enter"]);
+      if (!entered.ok) throw new TerminalHostError(`tmux could not press Enter in ${paneId}: ${entered.err}`);
+    },
+
+    async focus(paneId: string): Promise<void> {
+      const window = await run(["select-window", "-t", paneId]);
+      if (!window.ok) {
+        throw new TerminalHostError(`tmux could not select the window of ${paneId}: ${window.err}`);
+      }
+      await run(["select-pane", "-t", paneId]);
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The actions, each one POST with a JSON body (spec: anything that can send an HTTP request can drive them):
+ *
+ * - `POST /api/launch` `{agent, folder, model?, name?, prompt?}`: a new session in a new window;
+ * - `POST /api/sessions/:id/end`: stop it and close its window (`window_closed` counted);
+ * - `POST /api/sessions/:id/resume` `{model?, prompt?}`: the same agent, the same session id;
+ * - `POST /api/sessions/:id/continue` `{agent, prompt?, model?, name?}`: another agent takes over;
+ * - `POST /api/sessions/:id/send` `{text}`: a slash command typed into its proven pane;
+ * - `POST /api/sessions/:id/focus`: bring its window forward.
+ *
+ * Refusals are plain sentences with a 4xx status (400 bad request, 404 unknown session, 409 refused in this
+ * state, 503 no terminal host). `GET /api/launches` lists the launches still waiting for their session, each
+ * with the dialog it waits on, and the latest ones.
+ * @module
+ */
+import { json, jsonError, type Route, type ServerContext } from "../../lib/server/router.ts";
+import {
+  actionDeps,
+  ActionRefused,
+  continueWith,
+  endSession,
+  focusSession,
+  launchSession,
+  resumeSession,
+  sendCommand,
+  TerminalHostError,
+} from "../../lib/launch/mod.ts";
+import { pendingLaunches, recentLaunches } from "../../lib/ledger/mod.ts";
+
+async function body(req: Request): Promise<Record<string, unknown>> {
+  const text = await req.text();
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ActionRefused(400, "the request body is not JSON");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ActionRefused(400, "the request body must be a JSON object");
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function action(
+  pattern: string,
+  run: (
+    ctx: ServerContext,
+    body: Record<string, unknown>,
+    params: Record<string, string>,
+  ) => Promise<unknown>,
+): Route {
+  return {
+    method: "POST",
+    pattern,
+    async handle(req, ctx, params) {
+      try {
+        return json(await run(ctx, await body(req), params));
+      } catch (err) {
+        if (err instanceof ActionRefused) return jsonError(err.status, err.message);
+        // tmux missing or failing mid-action: the terminal host is unavailable, not the server broken
+        if (err instanceof TerminalHostError) return jsonError(503, err.message);
+        throw err;
+      }
+    },
+  };
+}
+
+/** The action routes. */
+export const actionRoutes: Route[] = [
+  action("/api/launch", (ctx, b) =>
+    launchSession(actionDeps(ctx), {
+      agent: b.agent as string,
+      folder: b.folder as string,
+      model: b.model as string | null,
+      name: b.name as string | null,
+      prompt: b.prompt as string | null,
+      bypass_hook_trust: b.bypass_hook_trust === true,
+    })),
+  action("/api/sessions/:id/end", (ctx, _b, p) => endSession(actionDeps(ctx), p.id)),
+  action("/api/sessions/:id/resume", (ctx, b, p) =>
+    resumeSession(actionDeps(ctx), p.id, {
+      model: b.model as string | null,
+      prompt: b.prompt as string | null,
+      bypass_hook_trust: b.bypass_hook_trust === true,
+    })),
+  action("/api/sessions/:id/continue", (ctx, b, p) =>
+    continueWith(actionDeps(ctx), p.id, {
+      agent: b.agent as string,
+      prompt: b.prompt as string | null,
+      model: b.model as string | null,
+      name: b.name as string | null,
+      bypass_hook_trust: b.bypass_hook_trust === true,
+    })),
+  action("/api/sessions/:id/send", (ctx, b, p) => sendCommand(actionDeps(ctx), p.id, b.text)),
+  action("/api/sessions/:id/focus", (ctx, _b, p) => focusSession(actionDeps(ctx), p.id)),
+  {
+    method: "GET",
+    pattern: "/api/launches",
+    handle(_req, ctx) {
+      return json({ pending: pendingLaunches(ctx.ledger), recent: recentLaunches(ctx.ledger, 50) });
+    },
+  },
+];

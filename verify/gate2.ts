@@ -1,0 +1,196 @@
+/**
+ * Gate 2 (live), with the REAL agents in real tmux windows against their loopback fakes, every action through
+ * the server's POST routes:
+ *
+ * - per agent: a launch is live; END closes its window (the tmux window count goes down by one) and marks it
+ *   killed; CONTINUE WITH starts the next agent in the same folder with the predecessor named in its prompt, and
+ *   the rows are linked; RESUME reopens the same agent session id, with SessionStart source resume, the new turn
+ *   in the same transcript, and the model asked for;
+ * - send refuses a session whose pane cannot be proven (the agent runs in no window asm can see), and END on a
+ *   binary configured as shared refuses with a plain sentence.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { AgentConfig } from "../lib/agents/protocol.ts";
+import { expandArgv, findOnPath } from "../lib/install/canary.ts";
+import { launchRow } from "../lib/ledger/mod.ts";
+import type { Check } from "./gate.ts";
+import { type LiveWorld, liveWorld, running, testedAgents } from "./live_world.ts";
+
+async function launch(w: LiveWorld, agent: AgentConfig, body: Record<string, unknown>, path = "/api/launch") {
+  const res = await w.post(path, { agent: agent.name, folder: w.folder, bypass_hook_trust: true, ...body });
+  assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
+  return { token: String(res.body.token), windowId: String(res.body.window_id) };
+}
+
+function transcriptHolds(path: string | null, text: string): boolean {
+  if (path === null) return false;
+  try {
+    return Deno.readTextFileSync(path).includes(text);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+function lifecycle(agent: AgentConfig, next: AgentConfig | undefined): Check {
+  return {
+    name: `${agent.display}: a launch is live; END closes its window and marks it killed; ` +
+      (next ? `CONTINUE WITH starts ${next.display} with the predecessor named and links the rows; ` : "") +
+      "RESUME reopens the same session id in the same transcript with source resume and the model asked for",
+    async run() {
+      const w = await liveWorld(next ? [agent, next] : [agent]);
+      try {
+        const first = `asm gate2 first turn ${crypto.randomUUID()}`;
+        const started = await launch(w, agent, { prompt: first });
+        const live = await w.waitLive(started.token);
+        console.log(`  ${agent.display}: live ${live.ms} ms after the launch request`);
+        await w.assertInWindow(agent, live, launchRow(w.server.ledger, started.token)!);
+        const transcript = await w.until(() => {
+          w.drain();
+          const path = w.server.ledger.session(live.asmId)?.transcript_path ?? null;
+          return path !== null && transcriptHolds(path, first) ? path : undefined;
+        }, "the first turn in the session's transcript");
+
+        // END: the consequence is counted here, not taken from END's own report
+        const before = await w.windows();
+        const ended = await w.post(`/api/sessions/${live.asmId}/end`);
+        assert.equal(ended.status, 200, JSON.stringify(ended.body));
+        assert.equal(await w.windows(), before - 1, "one window fewer");
+        assert.deepEqual(
+          [ended.body.window_closed, ended.body.windows_before, ended.body.windows_after],
+          [true, before, before - 1],
+        );
+        assert.equal(running(live.pid, live.procStart), false, "the agent process is gone");
+        w.drain();
+        assert.equal(w.server.ledger.session(live.asmId)?.status, "killed");
+
+        if (next) {
+          const asked = `asm gate2 carry on ${crypto.randomUUID()}`;
+          const cont = await launch(
+            w,
+            next,
+            { agent: next.name, prompt: asked },
+            `/api/sessions/${live.asmId}/continue`,
+          );
+          const successor = await w.waitLive(cont.token);
+          const fake = w.fakes.get(next.name)!;
+          const prompt = await w.until(
+            () => fake.userTexts().find((t) => t.includes(asked)),
+            `${next.display} got the handover prompt`,
+          );
+          assert.match(prompt, new RegExp(`^You are continuing work started in ${agent.display} session`));
+          assert.equal(prompt.includes(live.agentSessionId) && prompt.includes(live.asmId), true, prompt);
+          assert.equal(prompt.includes(transcript), true, "the prompt points at the work log");
+          await w.until(
+            () => {
+              w.drain();
+              const row = w.server.ledger.query(
+                "SELECT continues_asm_id FROM sessions WHERE asm_id = ?",
+                successor.asmId,
+              );
+              return row[0]?.continues_asm_id === live.asmId;
+            },
+            "the new row linked to its predecessor",
+            15_000,
+          );
+        }
+
+        const model = "asm-gate-model";
+        const fake = w.fakes.get(agent.name)!;
+        // the model travels in the body (Claude, Codex) or in the path (Gemini)
+        const modelSeen = () =>
+          fake.requests().some((r) => r.path.includes(model) || JSON.stringify(r.body).includes(model));
+        assert.equal(modelSeen(), false, "no model flag was given at launch");
+        const again = `asm gate2 resumed turn ${crypto.randomUUID()}`;
+        const resumed = await launch(
+          w,
+          agent,
+          { prompt: again, model },
+          `/api/sessions/${live.asmId}/resume`,
+        );
+        const back = await w.waitLive(resumed.token);
+        assert.equal(back.asmId, live.asmId, "the same row");
+        assert.equal(back.agentSessionId, live.agentSessionId, "the same agent session id");
+        assert.notEqual(back.pid, live.pid, "a new process");
+        assert.equal(back.startSource, "resume", "SessionStart source resume");
+        await w.until(() => transcriptHolds(transcript, again), "the resumed turn in the same transcript");
+        await w.until(modelSeen, "the model asked for reached the model server");
+      } finally {
+        await w.close();
+      }
+    },
+  };
+}
+
+function refusals(agent: AgentConfig): Check {
+  return {
+    name:
+      `${agent.display}: send refuses a session whose pane cannot be proven, and END on a binary configured ` +
+      "as shared refuses with a plain sentence",
+    async run() {
+      const shared = `${agent.name}-shared`;
+      const copy: Record<string, unknown> = { ...agent, shared: true, tested: false };
+      delete copy.name;
+      const w = await liveWorld([agent], { extraAgents: { [shared]: copy } });
+      // the real agent, running where asm has no window: a one-shot whose reply the fake holds back
+      const command = findOnPath(agent.command, w.env)!;
+      const child = new Deno.Command(command, {
+        args: expandArgv(agent.one_shot, {
+          prompt: "SLOW:30000 asm gate2 outside",
+          trust_bypass: agent.trust_bypass,
+        }),
+        cwd: w.folder,
+        env: w.env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      try {
+        const session = await w.until(() => {
+          w.drain();
+          const row = w.server.ledger.query(
+            `SELECT r.asm_id, r.pid, r.proc_start FROM runs r JOIN sessions s USING (asm_id)
+             WHERE s.agent = ? AND s.status = 'live' AND r.ended_at IS NULL LIMIT 1`,
+            agent.name,
+          )[0];
+          return row
+            ? { asmId: String(row.asm_id), pid: Number(row.pid), procStart: Number(row.proc_start) }
+            : undefined;
+        }, "the outside session to be live");
+        const sent = await w.post(`/api/sessions/${session.asmId}/send`, { text: "/help" });
+        assert.equal(sent.status, 409, JSON.stringify(sent.body));
+        assert.match(String(sent.body.error), /cannot prove which tmux window runs this session/);
+
+        // the same process, seen as an agent whose binary is configured as shared
+        const sharedId = w.hookEvent({
+          agent: shared,
+          agent_session_id: `asm-gate-shared-${crypto.randomUUID()}`,
+          agent_pid: session.pid,
+          agent_proc_start: session.procStart,
+        });
+        const ended = await w.post(`/api/sessions/${sharedId}/end`);
+        assert.equal(ended.status, 409, JSON.stringify(ended.body));
+        assert.match(String(ended.body.error), /shared with another application.*never ends it/);
+        assert.equal(running(session.pid, session.procStart), true, "nothing was signalled");
+        assert.equal(w.server.ledger.session(sharedId)?.status, "live", "nothing was claimed");
+      } finally {
+        try {
+          child.kill("SIGTERM");
+        } catch { /* already gone */ }
+        await child.status;
+        await w.close();
+      }
+    },
+  };
+}
+
+/** The checks of Gate 2: the lifecycle per tested agent (continuing into the next one), then the refusals. */
+export function gate2Checks(): Check[] {
+  const agents = testedAgents();
+  return [
+    ...agents.map((a, i) => lifecycle(a, i === 0 ? agents[1] : undefined)),
+    ...(agents.length ? [refusals(agents[0])] : []),
+  ];
+}
