@@ -1,0 +1,108 @@
+/**
+ * Where Claude Code keeps transcripts (agents/claude-code.md section 3): `$HOME/.claude/projects/<slug>/<id>.jsonl`,
+ * one file per session (a resume appends to the same file), sub-agents in
+ * `<slug>/<id>/subagents/agent-<agentId>.jsonl`. The slug is lossy, so the working folder comes from the lines.
+ * @module
+ */
+import { basename, dirname, join, relative } from "node:path";
+import { homeDir } from "../../config/paths.ts";
+import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
+
+/** `$HOME/.claude`. */
+export function claudeDir(env: Env): string {
+  return join(homeDir(env), ".claude");
+}
+
+/** `$HOME/.claude/projects`: the transcript store. */
+export function claudeProjectsDir(env: Env): string {
+  return join(claudeDir(env), "projects");
+}
+
+function fileAt(
+  io: TranscriptIo,
+  root: string,
+  path: string,
+  shape: Pick<TranscriptFile, "sessionHint" | "role" | "parentSessionId">,
+): TranscriptFile | null {
+  const st = io.stat(path);
+  if (st === null || !st.isFile) return null;
+  return {
+    agent: "claude",
+    path,
+    ...shape,
+    cwd: null,
+    rel: relative(root, path),
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+  };
+}
+
+/** What a path inside the store is: a main transcript, a sub-agent's, or neither. */
+export function claudeShape(
+  path: string,
+  root: string,
+): Pick<TranscriptFile, "sessionHint" | "role" | "parentSessionId"> | null {
+  const rel = relative(root, path);
+  if (rel.startsWith("..") || !path.endsWith(".jsonl")) return null;
+  const parts = rel.split("/");
+  const stem = basename(path, ".jsonl");
+  if (parts.length === 2) {
+    // older versions kept sub-agents beside the sessions as agent-<id>.jsonl; the lines name the parent
+    if (stem.startsWith("agent-")) return { sessionHint: stem, role: "subagent", parentSessionId: null };
+    return { sessionHint: stem, role: "main", parentSessionId: null };
+  }
+  if (parts.length === 4 && parts[2] === "subagents") {
+    return { sessionHint: `${parts[1]}/${stem}`, role: "subagent", parentSessionId: parts[1] };
+  }
+  return null;
+}
+
+/** Every Claude transcript on disk, main and sub-agent. */
+export function discoverClaude(env: Env, io: TranscriptIo, problem: ProblemSink): TranscriptFile[] {
+  const root = claudeProjectsDir(env);
+  const out: TranscriptFile[] = [];
+  const entries = (path: string) => {
+    try {
+      return io.readDir(path);
+    } catch (err) {
+      problem(path, err instanceof Error ? err.message : String(err));
+      return [];
+    }
+  };
+  for (const slug of entries(root)) {
+    if (!slug.isDirectory) continue;
+    const slugDir = join(root, slug.name);
+    for (const entry of entries(slugDir)) {
+      const path = join(slugDir, entry.name);
+      if (entry.isFile && entry.name.endsWith(".jsonl")) {
+        const shape = claudeShape(path, root);
+        const file = shape && fileAt(io, root, path, shape);
+        if (file) out.push(file);
+      } else if (entry.isDirectory) {
+        // <slug>/<session id>/ holds sub-agents (and custom-title.json, tasks); only subagents/ has transcripts
+        const sub = join(path, "subagents");
+        for (const agentFile of entries(sub)) {
+          if (!agentFile.isFile || !agentFile.name.endsWith(".jsonl")) continue;
+          const p = join(sub, agentFile.name);
+          const shape = claudeShape(p, root);
+          const file = shape && fileAt(io, root, p, shape);
+          if (file) out.push(file);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The transcript at a known path (a refresh), or null when it is not a Claude transcript. */
+export function claudeFileOf(path: string, env: Env, io: TranscriptIo): TranscriptFile | null {
+  const root = claudeProjectsDir(env);
+  const shape = claudeShape(path, root);
+  return shape && fileAt(io, root, path, shape);
+}
+
+/** The `<slug>/<id>/subagents/agent-<x>.meta.json` beside a sub-agent transcript. */
+export function subagentMetaPath(path: string): string {
+  return join(dirname(path), `${basename(path, ".jsonl")}.meta.json`);
+}

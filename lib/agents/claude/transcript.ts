@@ -1,0 +1,374 @@
+/**
+ * Claude Code's transcript format (agents/claude-code.md section 3), read in one byte pass.
+ *
+ * Each line is one JSON record. A line's first bytes say what it is: metadata records start with `{"type":"..."`;
+ * message records start with `{"parentUuid":...,"isSidechain":...` and name `"attachment":{`, `"type":"user"`,
+ * `"type":"system"` or `"role":"assistant"` within their first few hundred bytes. Attachments, request dumps and
+ * tool results (most of the bytes) are skipped on that head alone; only prompts, assistant messages, compaction
+ * boundaries and title records are parsed. A head that matches nothing known is parsed whole (newer versions).
+ *
+ * Turns: `type:"user"` lines the person sent: `promptSource` "typed" (interactive) or "sdk" (`-p`, counted, and
+ * the session is headless), or `origin.kind` "human" (a typed slash skill). Not turns: tool results, `isMeta`
+ * lines (system reminders, skill bodies, command caveats), task notifications (`promptSource` "system"),
+ * compaction summaries, built-in commands (`/clear`, `/compact`: no origin), sub-agent task prompts.
+ * Skills: only the harness's marker, the `isMeta` line "Base directory for this skill: <dir>" that follows a
+ * skill's run (typed or model-invoked); typing the same tags by hand produces no such line.
+ * Context: input + cache_creation + cache_read + output of the last assistant usage; after a compaction the
+ * boundary's own `postTokens`, until the next assistant message.
+ * @module
+ */
+import { basename, join } from "node:path";
+import {
+  absolutePaths,
+  headOf,
+  headValue,
+  isoOf,
+  isRecord,
+  num,
+  obj,
+  parseLine,
+  parseObject,
+  str,
+} from "../../derive/bytes.ts";
+import { addSkill, addTurn, mentionPath, mergeFacts, newFacts, seenAt } from "../../derive/facts.ts";
+import type {
+  EnrichInput,
+  Env,
+  SessionFacts,
+  TranscriptCapability,
+  TranscriptFile,
+  TranscriptFold,
+  TranscriptIo,
+  TranscriptLine,
+} from "../transcript_types.ts";
+import { claudeDir, claudeFileOf, discoverClaude } from "./discover.ts";
+
+/** The fold state of one Claude transcript file (JSON). */
+export interface ClaudeState {
+  v: 1;
+  facts: SessionFacts;
+  /** The first non-meta user line was seen (a cleared context shows as `/clear` there). */
+  firstUserSeen: boolean;
+  subagent: boolean;
+}
+
+/** What a line's head says it is. */
+export type ClaudeHeadKind =
+  | { kind: "meta"; type: string }
+  | { kind: "attachment" }
+  | { kind: "user"; toolResult: boolean }
+  | { kind: "system"; subtype: string | null }
+  | { kind: "assistant" }
+  | { kind: "unknown" };
+
+/** Classifies a Claude line by its first bytes, without parsing it. */
+export function claudeHead(head: string): ClaudeHeadKind {
+  if (head.startsWith('{"type":"')) {
+    const type = headValue(head, "type") ?? "";
+    // a message record written type-first (another layout): parse it rather than skip it as metadata
+    if (type === "user" || type === "assistant" || type === "system") return { kind: "unknown" };
+    return { kind: "meta", type };
+  }
+  const attachment = head.indexOf('"attachment":{');
+  const user = head.indexOf('"type":"user"');
+  if (attachment >= 0 && (user < 0 || attachment < user)) return { kind: "attachment" };
+  if (user >= 0) {
+    const toolResult = head.includes('"content":[{"tool_use_id"') || head.includes('"type":"tool_result"');
+    return { kind: "user", toolResult };
+  }
+  if (head.includes('"type":"system"')) return { kind: "system", subtype: headValue(head, "subtype") };
+  if (head.includes('"role":"assistant"')) return { kind: "assistant" };
+  return { kind: "unknown" };
+}
+
+const SKILL_MARKER = "Base directory for this skill: ";
+
+/** The text of a message content (a string, or the text blocks of a list); null when it holds a tool result. */
+function contentText(content: unknown): { text: string; toolResult: boolean } {
+  if (typeof content === "string") return { text: content, toolResult: false };
+  if (!Array.isArray(content)) return { text: "", toolResult: false };
+  const parts: string[] = [];
+  let toolResult = false;
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block.type === "tool_result") toolResult = true;
+    else if (block.type === "text" && typeof block.text === "string") parts.push(block.text);
+  }
+  return { text: parts.join("\n"), toolResult };
+}
+
+/** `/mock-skill extra-args` for a slash command's tags; the text itself otherwise. */
+export function readableCommand(text: string): string {
+  const name = text.match(/<command-name>([^<]*)<\/command-name>/)?.[1];
+  if (name === undefined) return text;
+  const args = text.match(/<command-args>([^<]*)<\/command-args>/)?.[1] ?? "";
+  return `${name} ${args}`.trim();
+}
+
+function isTyped(line: Record<string, unknown>, text: string): boolean {
+  const promptSource = line.promptSource;
+  const origin = obj(line, "origin");
+  if (promptSource === "typed" || promptSource === "sdk") return true;
+  if (origin?.kind === "human") return true;
+  if (promptSource !== undefined || origin !== undefined) return false;
+  // versions before promptSource/origin: a plain user line that is not a command's echo
+  return !/^\s*<(command-name|command-message|local-command-stdout|local-command-caveat|bash-|task-notification)/
+    .test(text) && !text.startsWith("[Request interrupted");
+}
+
+function sourceOf(entrypoint: string | null): SessionFacts["source"] {
+  if (entrypoint === null) return null;
+  // sdk-cli is `claude -p`; sdk-ts / sdk-py are the SDKs: a program drives them, nobody types
+  return entrypoint.startsWith("sdk") ? "headless" : "interactive";
+}
+
+function noteLine(state: ClaudeState, line: Record<string, unknown>): string | null {
+  const f = state.facts;
+  const iso = isoOf(line.timestamp);
+  seenAt(f, iso);
+  if (f.cwd === null) f.cwd = str(line, "cwd");
+  const version = str(line, "version");
+  if (version !== null) f.agent_version = version;
+  if (!state.subagent && f.source === null) f.source = sourceOf(str(line, "entrypoint"));
+  if (state.subagent && f.parent_session_id === null) {
+    // older versions: a sub-agent file beside the sessions, its lines carrying the parent's id
+    const sid = str(line, "sessionId");
+    if (sid !== null && sid !== f.session_id) f.parent_session_id = sid;
+  }
+  return iso;
+}
+
+function onUser(state: ClaudeState, line: Record<string, unknown>): void {
+  if (line.isSidechain === true && !state.subagent) return; // sub-agent lines in an old main file
+  const iso = noteLine(state, line);
+  const message = obj(line, "message");
+  const { text, toolResult } = contentText(message?.content);
+  if (toolResult) return;
+  const f = state.facts;
+  if (line.isMeta === true) {
+    if (text.startsWith(SKILL_MARKER)) {
+      const dir = text.slice(SKILL_MARKER.length).split("\n", 1)[0].trim().replace(/\/+$/, "");
+      if (dir !== "") addSkill(f, basename(dir));
+    }
+    return;
+  }
+  if (line.isCompactSummary === true || line.isVisibleInTranscriptOnly === true) return;
+  const first = !state.firstUserSeen;
+  state.firstUserSeen = true;
+  if (first && text.includes("<command-name>/clear</command-name>")) f.cleared_at = iso;
+  if (state.subagent) {
+    // the task the parent handed over: a title for the row, never a turn the person typed
+    if (f.first_message === null && text.trim() !== "") f.first_message = text.trim().slice(0, 500);
+    return;
+  }
+  if (isTyped(line, text)) addTurn(f, iso, readableCommand(text));
+}
+
+function onAssistant(state: ClaudeState, line: Record<string, unknown>): void {
+  if (line.isSidechain === true && !state.subagent) return;
+  noteLine(state, line);
+  const f = state.facts;
+  const message = obj(line, "message");
+  const model = str(message, "model");
+  if (model !== null && model !== "<synthetic>") f.model = model;
+  const usage = obj(message, "usage");
+  if (usage !== undefined) {
+    const parts = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"]
+      .map((k) => num(usage, k) ?? 0);
+    f.context_tokens = parts.reduce((a, b) => a + b, 0);
+  }
+  const content = message?.content;
+  if (!Array.isArray(content)) return;
+  for (const block of content) {
+    if (!isRecord(block) || block.type !== "tool_use") continue;
+    const input = obj(block, "input");
+    if (input === undefined) continue;
+    for (const key of ["file_path", "path", "notebook_path", "cwd"]) mentionPath(f, input[key]);
+    if (typeof input.command === "string") {
+      for (const p of absolutePaths(input.command)) mentionPath(f, p);
+    }
+  }
+}
+
+function onSystem(state: ClaudeState, line: Record<string, unknown>): void {
+  noteLine(state, line);
+  if (line.subtype !== "compact_boundary") return;
+  // the context after a compaction is what the harness says it kept, until the next request says otherwise
+  state.facts.context_tokens = num(obj(line, "compactMetadata"), "postTokens");
+}
+
+function onMeta(state: ClaudeState, line: Record<string, unknown>): void {
+  const f = state.facts;
+  switch (line.type) {
+    case "custom-title": {
+      const title = str(line, "customTitle");
+      if (title !== null) f.name = title;
+      return;
+    }
+    case "ai-title": {
+      const title = str(line, "aiTitle");
+      if (title !== null) f.title = title;
+      return;
+    }
+  }
+}
+
+/**
+ * The metadata record types that carry a fact; every other `{"type":...}` record is skipped unparsed. Not
+ * `summary`: older versions wrote it at the top of a NEW file about an earlier conversation (its leafUuid).
+ */
+const META_WANTED = new Set(["custom-title", "ai-title"]);
+
+function dispatch(state: ClaudeState, line: Record<string, unknown>): void {
+  switch (line.type) {
+    case "user":
+      return onUser(state, line);
+    case "assistant":
+      return onAssistant(state, line);
+    case "system":
+      return onSystem(state, line);
+    default:
+      if (typeof line.type === "string" && META_WANTED.has(line.type)) onMeta(state, line);
+  }
+}
+
+/** A fold of one Claude transcript. */
+export function claudeFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
+  const state: ClaudeState = isClaudeState(saved) ? structuredClone(saved) : {
+    v: 1,
+    facts: newFacts(file.sessionHint),
+    firstUserSeen: false,
+    subagent: file.role === "subagent",
+  };
+  if (state.subagent) {
+    state.facts.source = "subagent";
+    if (state.facts.parent_session_id === null) state.facts.parent_session_id = file.parentSessionId;
+  }
+  return {
+    line(buf, start, end) {
+      const head = claudeHead(headOf(buf, start, end));
+      switch (head.kind) {
+        case "attachment":
+          return;
+        case "meta":
+          if (!META_WANTED.has(head.type)) return;
+          break;
+        case "user":
+          if (head.toolResult) return;
+          break;
+        case "system":
+          // only a compaction boundary says anything (the context it kept)
+          if (head.subtype !== null && head.subtype !== "compact_boundary") return;
+          break;
+      }
+      const line = parseLine(buf, start, end);
+      if (line === undefined) {
+        state.facts.bad_lines++;
+        return;
+      }
+      dispatch(state, line);
+    },
+    state: () => state,
+  };
+}
+
+function isClaudeState(value: unknown): value is ClaudeState {
+  return isRecord(value) && value.v === 1 && isRecord(value.facts) &&
+    typeof value.firstUserSeen === "boolean";
+}
+
+/** The history.jsonl entries of `/clear` typed in a folder: who was cleared, when. */
+interface ClearEntry {
+  sessionId: string;
+  at: number;
+  project: string;
+}
+
+function clearEntries(io: TranscriptIo, env: Env): ClearEntry[] {
+  // one line per typed line, forever: it can be large, and only the /clear lines matter
+  const text = io.readText(join(claudeDir(env), "history.jsonl"), 64 << 20);
+  if (text === null) return [];
+  const out: ClearEntry[] = [];
+  for (const raw of text.split("\n")) {
+    if (!raw.includes('"/clear"')) continue;
+    const e = parseObject(raw);
+    const sid = str(e, "sessionId");
+    const at = num(e, "timestamp");
+    const project = str(e, "project");
+    if (e?.display === "/clear" && sid !== null && at !== null && project !== null) {
+      out.push({ sessionId: sid, at, project });
+    }
+  }
+  return out;
+}
+
+/**
+ * A cleared context leaves no trace of the old id in the new transcript; the person's own typed-line history
+ * does: the `/clear` entry of the old session, in the same folder, within seconds of the new file's first line.
+ */
+function enrichClaude(sessions: EnrichInput[], env: Env, io: TranscriptIo): string[] {
+  const cleared = sessions.filter((s) =>
+    s.facts.cleared_at !== null && s.facts.cleared_from_session_id === null
+  );
+  if (cleared.length === 0) return [];
+  let entries: ClearEntry[];
+  try {
+    entries = clearEntries(io, env);
+  } catch (err) {
+    return [`~/.claude/history.jsonl could not be read: ${err instanceof Error ? err.message : String(err)}`];
+  }
+  for (const s of cleared) {
+    const at = Date.parse(s.facts.cleared_at!);
+    const match = entries
+      .filter((e) =>
+        e.project === s.facts.cwd && e.sessionId !== s.facts.session_id && Math.abs(e.at - at) <= 5000
+      )
+      .sort((a, b) => Math.abs(a.at - at) - Math.abs(b.at - at))[0];
+    if (match) s.facts.cleared_from_session_id = match.sessionId;
+  }
+  return [];
+}
+
+/** What one Claude line is, for search: message text only. */
+export function classifyClaudeLine(raw: string): TranscriptLine | null {
+  const line = parseObject(raw);
+  if (line === undefined) return null;
+  const ts = isoOf(line.timestamp);
+  const id = str(line, "uuid");
+  if (line.type === "user") {
+    const { text, toolResult } = contentText(obj(line, "message")?.content);
+    if (toolResult) return { kind: "tool", text: toolResultText(obj(line, "message")?.content), ts, id };
+    if (line.isMeta === true || line.isCompactSummary === true) return { kind: "injected", text, ts, id };
+    if (line.isSidechain !== true && isTyped(line, text)) {
+      return { kind: "prompt", text: readableCommand(text), ts, id };
+    }
+    return { kind: "injected", text, ts, id };
+  }
+  if (line.type === "assistant") {
+    return { kind: "assistant", text: contentText(obj(line, "message")?.content).text, ts, id };
+  }
+  return { kind: "meta", text: "", ts, id };
+}
+
+function toolResultText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (!isRecord(block) || block.type !== "tool_result") continue;
+    if (typeof block.content === "string") parts.push(block.content);
+    else parts.push(contentText(block.content).text);
+  }
+  return parts.join("\n");
+}
+
+/** Claude Code's transcripts. */
+export const claudeTranscripts: TranscriptCapability = {
+  skillMarkers: true,
+  discover: discoverClaude,
+  fileOf: claudeFileOf,
+  fold: claudeFold,
+  sessionOf: (state, file) => (isClaudeState(state) ? state.facts.session_id : null) ?? file.sessionHint,
+  facts: (states) => mergeFacts(states.filter(isClaudeState).map((s) => s.facts)),
+  enrich: enrichClaude,
+  classifyLine: classifyClaudeLine,
+};

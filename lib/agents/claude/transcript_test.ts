@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import type { SessionFacts, TranscriptFile } from "../transcript_types.ts";
+import { passFile } from "../../derive/byte_pass.ts";
+import { denoIo } from "../../history/io.ts";
+import { fixture } from "../../history/testing.ts";
+import { classifyClaudeLine, claudeHead, claudeTranscripts, readableCommand } from "./transcript.ts";
+
+function fileFor(path: string, role: "main" | "subagent" = "main"): TranscriptFile {
+  const id = path.match(/([0-9a-f-]{36})\.jsonl$/)?.[1] ?? "sub";
+  return {
+    agent: "claude",
+    path,
+    sessionHint: role === "main" ? id : `357e623d-2687-473b-b7a1-aaf113475103/agent-ac5a87ca59462ada7`,
+    role,
+    parentSessionId: role === "main" ? null : "357e623d-2687-473b-b7a1-aaf113475103",
+    cwd: null,
+    rel: "x",
+    size: Deno.statSync(path).size,
+    mtimeMs: 0,
+    ino: null,
+  };
+}
+
+/** The facts of one fixture file, read in small chunks so lines cross chunk boundaries. */
+async function claudeFacts(path: string, role: "main" | "subagent" = "main"): Promise<SessionFacts> {
+  const file = fileFor(path, role);
+  const fold = claudeTranscripts.fold(file, null);
+  const handle = denoIo.open(path);
+  try {
+    await passFile(handle, 0, file.size, fold, { chunkBytes: 4096 });
+  } finally {
+    handle.close();
+  }
+  return claudeTranscripts.facts([fold.state()], [file]);
+}
+
+const P = "claude/p-mode/transcripts/";
+const I = "claude/interactive/transcripts/";
+const S = "claude/signals/";
+
+// one row per fixture: what the byte pass must find, exactly
+const CASES: [string, Partial<SessionFacts>][] = [
+  [`${P}plain-then-resume-then-continue.11111111-2222-4333-8444-555555555555.jsonl`, {
+    // -p, then --resume, then --continue: one file, one session, three prompts, headless
+    source: "headless",
+    turns: 3,
+    days: { "2026-11-29": 3 },
+    first_message: "hello plain A",
+    model: "claude-opus-5-5",
+    context_tokens: 2776 + 1000 + 2000 + 42, // the last assistant usage: 5818
+    cwd: "/tmp/cc-proj-3",
+    started_at: "2026-11-29T22:13:07.491Z",
+    last_seen: "2026-11-29T22:13:09.565Z",
+    agent_version: "2.1.328",
+    name: null,
+  }],
+  [`${P}plain-resume-continue-then-compact.11111111-2222-4333-8444-555555555555.jsonl`, {
+    // /compact is a built-in command, not a turn; the context is what the compaction kept
+    turns: 3,
+    context_tokens: 2642,
+    last_seen: "2026-11-29T22:29:02.163Z",
+  }],
+  [`${P}tool-bash.6f909761-eb71-48c5-bad6-f473a381c9c5.jsonl`, {
+    turns: 1,
+    first_message: "please USE_BASH:ls -la",
+    context_tokens: 2837 + 3042,
+  }],
+  [`${P}write-permission-denied.6050dc09-4503-43e6-8696-c151d13212d7.jsonl`, {
+    turns: 1,
+    folders: { "/tmp/cc-proj-3/w.txt": 1 },
+  }],
+  [`${P}model-claude-sonnet-4-5.cb871653-c018-4b00-b2c0-436d50121d59.jsonl`, {
+    model: "claude-sonnet-4-5",
+    context_tokens: 5918,
+  }],
+  [`${P}model-alias-haiku.d112dbc9-6568-46c4-ba31-04883cac828c.jsonl`, { model: "claude-haiku-5-5" }],
+  [`${P}357e623d-2687-473b-b7a1-aaf113475103.jsonl`, {
+    // the background agent's completion arrives as a task notification: not a turn
+    turns: 1,
+    first_message: "please USE_AGENT",
+    source: "headless",
+  }],
+  [`${P}sessionstart-additionalContext-injected.22222222-2222-4333-8444-555555555555.jsonl`, {
+    turns: 1,
+    first_message: "inject test",
+  }],
+  [`${P}sessionstart-plain-stdout.33333333-2222-4333-8444-555555555555.jsonl`, { turns: 1 }],
+  [`${P}hook-timeout-2s-untrusted-project-hooks.98c6744b-afa8-490f-ae02-0470244558ff.jsonl`, {
+    turns: 1,
+    cwd: "/tmp/cc-proj-6",
+    first_message: "timeout test",
+  }],
+  [`${I}before-clear.chat-tool-skill-rename.9489399f-ac78-4316-81cd-2726c9579121.jsonl`, {
+    // typed: a chat, a tool run, a slash skill, a forged look-alike of the skill tags; then /rename
+    source: "interactive",
+    turns: 4,
+    first_message: "hello interactive SLOW:3000",
+    name: "My Custom Title",
+    skills: { "mock-skill": 1 }, // the forged tags leave no harness marker
+    cwd: "/tmp/cc proj 5",
+    cleared_at: null,
+    context_tokens: 6498,
+  }],
+  [`${I}after-clear.f826f6a9-ce37-4890-894d-d65e4845873a.jsonl`, {
+    // the new session a /clear made: its first line is the /clear, and the title carried over
+    source: "interactive",
+    turns: 1,
+    first_message: "after clear prompt",
+    name: "My Custom Title",
+    cleared_at: "2026-11-29T22:15:58.908Z",
+    skills: {},
+  }],
+  [`${I}after-clear-then-interactive-resume.f826f6a9-ce37-4890-894d-d65e4845873a.jsonl`, {
+    turns: 2,
+    cleared_at: "2026-11-29T22:15:58.908Z",
+    last_seen: "2026-11-29T22:29:19.823Z",
+  }],
+  [`${S}SIGKILL-idle.f6afb6dd-6b5f-416a-88b0-7b51fe180966.jsonl`, {
+    turns: 1,
+    first_message: "prompt before KILL",
+    source: "interactive",
+  }],
+  [`${S}SIGTERM-idle.e0c66d5e-e1b1-454c-9ac8-c03166650dbe.jsonl`, { turns: 1 }],
+  [`${S}SIGINT-idle.d31a6081-b864-4fc8-92ff-7b8c9d57b443.jsonl`, { turns: 1 }],
+  [`${S}SIGHUP-idle.0c334a39-077c-4b95-a45c-a18b7cdbd366.jsonl`, { turns: 1 }],
+  [`${S}tmux-kill-session.edf9e0d7-e9e7-45e1-b29c-977f4ec5cdae.jsonl`, { turns: 1 }],
+  [`${S}ctrl-c-twice.05c9b34c-6530-406d-84b0-32356b8b08f9.jsonl`, { turns: 1 }],
+];
+
+for (const [rel, expected] of CASES) {
+  Deno.test(`the Claude byte pass reads ${rel.split("/").pop()} exactly`, async () => {
+    const facts = await claudeFacts(fixture(rel));
+    for (const [key, value] of Object.entries(expected)) {
+      assert.deepEqual(facts[key as keyof SessionFacts], value, `${key} of ${rel}`);
+    }
+    assert.equal(facts.bad_lines, 0);
+    const daySum = Object.values(facts.days).reduce((a, b) => a + b, 0);
+    assert.equal(daySum, facts.turns, "every turn lands on a day");
+  });
+}
+
+Deno.test("a Claude sub-agent's file is its own session: nested under its parent, no typed turns", async () => {
+  const facts = await claudeFacts(
+    fixture(`${P}357e623d-2687-473b-b7a1-aaf113475103/subagents/agent-ac5a87ca59462ada7.jsonl`),
+    "subagent",
+  );
+  assert.equal(facts.source, "subagent");
+  assert.equal(facts.parent_session_id, "357e623d-2687-473b-b7a1-aaf113475103");
+  assert.equal(facts.session_id, "357e623d-2687-473b-b7a1-aaf113475103/agent-ac5a87ca59462ada7");
+  assert.equal(facts.turns, 0);
+  assert.equal(facts.first_message, "SUBAGENT_TASK please run USE_BASH:echo from-subagent");
+});
+
+Deno.test("a Claude file read in two halves folds to the same facts as one read", async () => {
+  const path = fixture(`${I}before-clear.chat-tool-skill-rename.9489399f-ac78-4316-81cd-2726c9579121.jsonl`);
+  const file = fileFor(path);
+  const whole = await claudeFacts(path);
+  const first = claudeTranscripts.fold(file, null);
+  const handle = denoIo.open(path);
+  const half = await passFile(handle, 0, Math.floor(file.size / 2), first);
+  const saved = JSON.parse(JSON.stringify(first.state()));
+  const second = claudeTranscripts.fold(file, saved);
+  await passFile(handle, half.offset, file.size, second);
+  handle.close();
+  assert.deepEqual(claudeTranscripts.facts([second.state()], [file]), whole);
+});
+
+Deno.test("a Claude line's head says what it is without parsing it", () => {
+  const table: [string, ReturnType<typeof claudeHead>][] = [
+    ['{"type":"queue-operation","operation":"enqueue"', { kind: "meta", type: "queue-operation" }],
+    ['{"parentUuid":null,"isSidechain":false,"attachment":{"type":"environment"', { kind: "attachment" }],
+    [
+      '{"parentUuid":"a","isSidechain":false,"promptId":"p","type":"user","message":{"role":"user","content":"hi"',
+      {
+        kind: "user",
+        toolResult: false,
+      },
+    ],
+    [
+      '{"parentUuid":"a","isSidechain":false,"promptId":"p","type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result"',
+      { kind: "user", toolResult: true },
+    ],
+    ['{"parentUuid":"a","isSidechain":false,"type":"system","subtype":"turn_duration"', {
+      kind: "system",
+      subtype: "turn_duration",
+    }],
+    ['{"parentUuid":"a","isSidechain":false,"message":{"id":"m","type":"message","role":"assistant"', {
+      kind: "assistant",
+    }],
+    ['{"somethingNew":1', { kind: "unknown" }],
+    ['{"type":"user","message":{"role":"user","content":"typed first"}', { kind: "unknown" }],
+  ];
+  for (const [head, expected] of table) assert.deepEqual(claudeHead(head), expected, head);
+});
+
+Deno.test("a slash command's tags read as the command the person typed", () => {
+  assert.equal(
+    readableCommand(
+      "<command-message>mock-skill</command-message>\n<command-name>/mock-skill</command-name>\n" +
+        "<command-args>extra-args</command-args>",
+    ),
+    "/mock-skill extra-args",
+  );
+  assert.equal(readableCommand("plain words"), "plain words");
+});
+
+Deno.test("search sees a Claude prompt, a reply, a tool result and an injected line as what they are", () => {
+  const lines = Deno.readTextFileSync(
+    fixture(`${I}before-clear.chat-tool-skill-rename.9489399f-ac78-4316-81cd-2726c9579121.jsonl`),
+  ).split("\n").filter((l) => l !== "");
+  const kinds = lines.map((l) => classifyClaudeLine(l)!);
+  const prompts = kinds.filter((k) => k.kind === "prompt").map((k) => k.text);
+  assert.deepEqual(prompts, [
+    "hello interactive SLOW:3000",
+    "run USE_BASH:echo hi-from-interactive",
+    "/mock-skill extra-args",
+    "/mock-skill",
+  ]);
+  assert.ok(kinds.some((k) => k.kind === "tool" && k.text === "hi-from-interactive"));
+  assert.ok(kinds.some((k) => k.kind === "injected" && k.text.startsWith("Base directory for this skill")));
+  assert.ok(kinds.some((k) => k.kind === "assistant"));
+  assert.equal(classifyClaudeLine("not json"), null);
+});
+
+Deno.test("the context the byte pass reads is the one Claude itself reports when the session resumes (5754, 5786, 5818)", () => {
+  // Claude's SessionStart(resume) payload carries context_tokens; the transcript up to that moment must say the same
+  const dumps = ["claude/p-mode/hook-dumps", "claude/p-mode/hook-dumps-compact"].flatMap((dir) =>
+    [...Deno.readDirSync(fixture(dir))].map((e) =>
+      JSON.parse(Deno.readTextFileSync(fixture(`${dir}/${e.name}`)))
+    )
+  ).filter((d) => d.stdin?.source === "resume" && typeof d.stdin?.context_tokens === "number");
+  assert.equal(dumps.length, 3);
+  const path = fixture(`${P}plain-resume-continue-then-compact.11111111-2222-4333-8444-555555555555.jsonl`);
+  const lines = Deno.readTextFileSync(path).split("\n").filter((l) => l !== "");
+  const seen: number[] = [];
+  for (const dump of dumps) {
+    const at = new Date(dump.ts * 1000).toISOString();
+    const cut = lines.findIndex((l) => (JSON.parse(l).timestamp ?? "") > at);
+    const file = fileFor(path);
+    const fold = claudeTranscripts.fold(file, null);
+    const bytes = new TextEncoder().encode(lines.slice(0, cut).join("\n") + "\n");
+    for (let s = 0, i = bytes.indexOf(10); i >= 0; s = i + 1, i = bytes.indexOf(10, s)) {
+      fold.line(bytes, s, i);
+    }
+    const facts = claudeTranscripts.facts([fold.state()], [file]);
+    assert.equal(facts.context_tokens, dump.stdin.context_tokens, `at ${at}`);
+    seen.push(facts.context_tokens!);
+  }
+  assert.deepEqual(seen.sort(), [5754, 5786, 5818]);
+});

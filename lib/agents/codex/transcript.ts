@@ -1,0 +1,298 @@
+/**
+ * Codex's rollout format (agents/codex.md section 3), read in one byte pass.
+ *
+ * Every line is `{"timestamp":...,"ordinal":N,"type":T,"payload":{"type":P,...}}`, so the first `"type":"` of a
+ * line is its record type and the next its payload type; both sit in the first hundred bytes. Parsed: the
+ * `session_meta` line (id, folder, version, source), `turn_context` (model, folder), user `message`s, tool calls
+ * (folders they name) and `token_count` events; skipped on the head alone: developer instructions, assistant
+ * messages, `item_completed` echoes, `world_state`, `token_usage_record`.
+ *
+ * Turns: user messages whose `content_item_kinds` include `"user.text"` (the typed prompt; `exec` prompts count
+ * and the session is headless). Not turns: the injected `<environment_context>` message (kinds
+ * `environments.environment_context`), developer instructions, tool output. Rollouts written before the kinds
+ * existed fall back to the text: a user message that is not one of Codex's injected blocks.
+ * Source: `exec` and `mcp` are headless; `cli` and `vscode` (the TUI as a client of its daemon) interactive; a
+ * `{"subagent": ...}` source a sub-agent. Context: the last `token_count`'s `last_token_usage.total_tokens` (what
+ * the last request held). Skills: Codex records no skill marker (closeout stays null).
+ * @module
+ */
+import {
+  absolutePaths,
+  headOf,
+  isoOf,
+  isRecord,
+  num,
+  obj,
+  parseLine,
+  parseObject,
+  str,
+} from "../../derive/bytes.ts";
+import { addTurn, mentionPath, mergeFacts, newFacts, seenAt } from "../../derive/facts.ts";
+import type {
+  EnrichInput,
+  Env,
+  SessionFacts,
+  TranscriptCapability,
+  TranscriptFile,
+  TranscriptFold,
+  TranscriptIo,
+  TranscriptLine,
+} from "../transcript_types.ts";
+import { codexFileOf, discoverCodex } from "./discover.ts";
+import { codexStateDb, readCodexThreads } from "./threads_db.ts";
+
+/** The fold state of one rollout (JSON). */
+export interface CodexState {
+  v: 1;
+  facts: SessionFacts;
+  /** the session_meta line was read (a later one, as in a fork's copy, says nothing new) */
+  metaSeen: boolean;
+}
+
+/** A rollout line's record type and payload type, read from its head; nulls when the head does not say. */
+export function codexHead(
+  head: string,
+): { type: string | null; payload: string | null; role: string | null } {
+  const t = head.match(/"type":"([A-Za-z_.-]+)"/);
+  const p = head.match(/"payload":\{"type":"([A-Za-z_.-]+)"/);
+  const r = head.match(/"role":"([a-z]+)"/);
+  return { type: t?.[1] ?? null, payload: p?.[1] ?? null, role: r?.[1] ?? null };
+}
+
+// Codex's own injected user-role blocks, for rollouts written before content_item_kinds existed
+const INJECTED =
+  /^\s*<(environment_context|user_instructions|permissions instructions|skills_instructions|user_shell_command|turn_aborted)/;
+
+function messageText(payload: Record<string, unknown>): string {
+  const content = payload.content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const c of content) {
+    if (isRecord(c) && typeof c.text === "string") parts.push(c.text);
+  }
+  return parts.join("\n");
+}
+
+/** True for the prompt a person typed (or passed to `codex exec`). */
+export function isTypedCodexMessage(payload: Record<string, unknown>): boolean {
+  if (payload.role !== "user") return false;
+  const meta = obj(payload, "internal_chat_message_metadata_passthrough");
+  const kinds = meta?.content_item_kinds;
+  if (Array.isArray(kinds)) return kinds.includes("user.text");
+  return !INJECTED.test(messageText(payload)) && !messageText(payload).startsWith("# AGENTS.md");
+}
+
+function sourceOf(source: unknown): { source: SessionFacts["source"]; parent: string | null } {
+  if (typeof source === "string") {
+    if (source === "exec" || source === "mcp") return { source: "headless", parent: null };
+    if (source === "cli" || source === "vscode") return { source: "interactive", parent: null };
+    if (source === "subagent") return { source: "subagent", parent: null };
+    return { source: null, parent: null };
+  }
+  if (isRecord(source) && "subagent" in source) {
+    // {"subagent": {"thread_spawn": {"parent_thread_id": ...}}} in versions that spawn threads
+    const spawn = obj(obj(source, "subagent"), "thread_spawn");
+    return { source: "subagent", parent: str(spawn, "parent_thread_id") };
+  }
+  return { source: null, parent: null };
+}
+
+function onMeta(f: SessionFacts, p: Record<string, unknown>): void {
+  // the file name's thread id wins (it is what Codex resumes by); the meta's only fills a name without one
+  f.session_id ??= str(p, "id") ?? str(p, "session_id");
+  seenAt(f, isoOf(p.timestamp));
+  f.cwd ??= str(p, "cwd");
+  f.agent_version = str(p, "cli_version") ?? f.agent_version;
+  const { source, parent } = sourceOf(p.source);
+  if (source !== null) f.source = source;
+  if (parent !== null) f.parent_session_id = parent;
+  f.thread_source = str(p, "thread_source") ?? f.thread_source;
+}
+
+function onToolCall(f: SessionFacts, p: Record<string, unknown>): void {
+  let args: Record<string, unknown> | undefined;
+  if (typeof p.arguments === "string") args = parseObject(p.arguments);
+  else if (isRecord(p.arguments)) args = p.arguments;
+  const action = obj(p, "action");
+  for (const holder of [args, action]) {
+    if (!holder) continue;
+    for (const key of ["workdir", "working_directory", "cwd", "path", "file_path"]) {
+      mentionPath(f, holder[key]);
+    }
+    const cmd = holder.cmd ?? holder.command;
+    const text = Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : cmd;
+    if (typeof text === "string") { for (const path of absolutePaths(text)) mentionPath(f, path); }
+  }
+  if (typeof p.input === "string") {
+    // apply_patch: "*** Update File: /abs/path"
+    for (const path of absolutePaths(p.input)) mentionPath(f, path);
+  }
+}
+
+function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
+  let type = line.type;
+  let payload = obj(line, "payload");
+  const iso = isoOf(line.timestamp);
+  if (payload === undefined && (type === "message" || type === "function_call")) {
+    // very old rollouts: bare response items, one per line
+    payload = line;
+    type = "response_item";
+  }
+  if (type === "session_meta" && payload) return onMeta(f, payload);
+  if (payload === undefined) return;
+  seenAt(f, iso);
+  switch (type) {
+    case "turn_context": {
+      f.model = str(payload, "model") ?? f.model;
+      // a turn in another folder than the session's own names that folder
+      if (payload.cwd !== f.cwd) mentionPath(f, payload.cwd);
+      return;
+    }
+    case "response_item": {
+      const kind = payload.type;
+      if (kind === "message" && isTypedCodexMessage(payload)) addTurn(f, iso, messageText(payload));
+      else if (kind === "function_call" || kind === "custom_tool_call" || kind === "local_shell_call") {
+        onToolCall(f, payload);
+      }
+      return;
+    }
+    case "event_msg": {
+      if (payload.type !== "token_count") return;
+      const info = obj(payload, "info");
+      const last = num(obj(info, "last_token_usage"), "total_tokens");
+      if (last !== null) f.context_tokens = last;
+      return;
+    }
+  }
+}
+
+/** The record / payload types the byte pass parses; every other line is skipped on its head. */
+function wanted(head: { type: string | null; payload: string | null; role: string | null }): boolean {
+  switch (head.type) {
+    case "session_meta":
+    case "turn_context":
+      return true;
+    case "response_item":
+      // a role beyond the head (a long message id) is parsed rather than missed
+      if (head.payload === "message") return head.role === null || head.role === "user";
+      return head.payload === "function_call" || head.payload === "custom_tool_call" ||
+        head.payload === "local_shell_call";
+    case "event_msg":
+      return head.payload === "token_count";
+    case null:
+      return true; // a head that says nothing: parse it (older layouts)
+    default:
+      return false;
+  }
+}
+
+/**
+ * A turn_context line carries the model and folder near its start and kilobytes of instructions after them: read
+ * both from the first 4 KB without parsing the line. False when they are not there (the line is then parsed).
+ */
+function turnContextFromHead(f: SessionFacts, head: string): boolean {
+  const model = head.match(/"model":"((?:[^"\\]|\\.)*)"/)?.[1];
+  const cwd = head.match(/"cwd":"((?:[^"\\]|\\.)*)"/)?.[1];
+  if (model === undefined || cwd === undefined) return false;
+  try {
+    f.model = JSON.parse(`"${model}"`) || f.model;
+    const folder = JSON.parse(`"${cwd}"`);
+    if (folder !== f.cwd) mentionPath(f, folder);
+  } catch {
+    return false;
+  }
+  const ts = head.match(/^\{"timestamp":"([^"]+)"/)?.[1];
+  seenAt(f, isoOf(ts));
+  return true;
+}
+
+/** A fold of one rollout. */
+export function codexFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
+  const state: CodexState = isCodexState(saved) ? structuredClone(saved) : {
+    v: 1,
+    facts: newFacts(file.sessionHint),
+    metaSeen: false,
+  };
+  return {
+    line(buf, start, end) {
+      const head = codexHead(headOf(buf, start, end, 200));
+      if (!wanted(head)) return;
+      if (head.type === "session_meta") {
+        if (state.metaSeen) return;
+        state.metaSeen = true;
+      }
+      if (head.type === "turn_context" && turnContextFromHead(state.facts, headOf(buf, start, end, 4096))) {
+        return;
+      }
+      const line = parseLine(buf, start, end);
+      if (line === undefined) {
+        state.facts.bad_lines++;
+        return;
+      }
+      dispatch(state.facts, line);
+    },
+    state: () => state,
+  };
+}
+
+function isCodexState(value: unknown): value is CodexState {
+  return isRecord(value) && value.v === 1 && isRecord(value.facts) && typeof value.metaSeen === "boolean";
+}
+
+/** Titles, names and sub-agent links from Codex's own thread index (read-only). */
+function enrichCodex(sessions: EnrichInput[], env: Env, io: TranscriptIo): string[] {
+  const ids = sessions.map((s) => s.facts.session_id).filter((id): id is string => id !== null);
+  if (ids.length === 0) return [];
+  let rows;
+  try {
+    const db = codexStateDb(env, io);
+    if (db === null) return [];
+    rows = readCodexThreads(db, ids);
+  } catch (err) {
+    return [`Codex's thread index could not be read: ${err instanceof Error ? err.message : String(err)}`];
+  }
+  for (const s of sessions) {
+    const row = s.facts.session_id === null ? undefined : rows.get(s.facts.session_id);
+    if (!row) continue;
+    s.facts.name ??= row.name;
+    s.facts.title = row.title ?? s.facts.title;
+    s.facts.parent_session_id ??= row.parent_id;
+    s.facts.thread_source ??= row.thread_source;
+    if (s.facts.source === null && row.source !== null) s.facts.source = sourceOf(row.source).source;
+  }
+  return [];
+}
+
+/** What one rollout line is, for search: message text only. */
+export function classifyCodexLine(raw: string): TranscriptLine | null {
+  const line = parseObject(raw);
+  if (line === undefined) return null;
+  const ts = isoOf(line.timestamp);
+  const payload = obj(line, "payload");
+  if (line.type === "response_item" && payload) {
+    const id = str(payload, "id");
+    if (payload.type === "message") {
+      const text = messageText(payload);
+      if (payload.role === "assistant") return { kind: "assistant", text, ts, id };
+      return { kind: isTypedCodexMessage(payload) ? "prompt" : "injected", text, ts, id };
+    }
+    if (payload.type === "function_call_output" || payload.type === "custom_tool_call_output") {
+      const out = payload.output;
+      return { kind: "tool", text: typeof out === "string" ? out : "", ts, id };
+    }
+    return { kind: "tool", text: "", ts, id };
+  }
+  return { kind: "meta", text: "", ts, id: null };
+}
+
+/** Codex's rollouts. */
+export const codexTranscripts: TranscriptCapability = {
+  skillMarkers: false,
+  discover: discoverCodex,
+  fileOf: codexFileOf,
+  fold: codexFold,
+  sessionOf: (state, file) => file.sessionHint ?? (isCodexState(state) ? state.facts.session_id : null),
+  facts: (states) => mergeFacts(states.filter(isCodexState).map((s) => s.facts)),
+  enrich: enrichCodex,
+  classifyLine: classifyCodexLine,
+};

@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { EnrichInput, SessionFacts, TranscriptFile } from "../transcript_types.ts";
+import { passFile } from "../../derive/byte_pass.ts";
+import { denoIo } from "../../history/io.ts";
+import { fixture } from "../../history/testing.ts";
+import { classifyCodexLine, codexHead, codexTranscripts, isTypedCodexMessage } from "./transcript.ts";
+
+async function codexFacts(path: string): Promise<SessionFacts> {
+  const file: TranscriptFile = {
+    agent: "codex",
+    path,
+    sessionHint: null,
+    role: "main",
+    parentSessionId: null,
+    cwd: null,
+    rel: "x",
+    size: Deno.statSync(path).size,
+    mtimeMs: 0,
+    ino: null,
+  };
+  const fold = codexTranscripts.fold(file, null);
+  const handle = denoIo.open(path);
+  try {
+    await passFile(handle, 0, file.size, fold, { chunkBytes: 4096 });
+  } finally {
+    handle.close();
+  }
+  return codexTranscripts.facts([fold.state()], [file]);
+}
+
+const R = "codex/rollouts/";
+const CASES: [string, Partial<SessionFacts>][] = [
+  [`${R}exec-plain-chat.rollout.jsonl`, {
+    session_id: "01a2295d-92ca-73a0-ac65-5a6372a1a905",
+    source: "headless", // codex exec
+    thread_source: "user",
+    turns: 1,
+    days: { "2026-11-29": 1 },
+    first_message: "hello there",
+    model: "mock-model",
+    context_tokens: 1231,
+    agent_version: "0.169.0",
+    cwd: "/tmp/cx-work/proj1",
+    started_at: "2026-11-29T22:12:08.023Z", // the thread's creation, from session_meta
+    skills: {},
+  }],
+  [`${R}exec-tool-call.rollout.jsonl`, {
+    turns: 1,
+    first_message: "please RUN_LS now",
+    context_tokens: 1233,
+  }],
+  [`${R}exec-tool-call-with-hooks-then-resumed-twice.rollout.jsonl`, {
+    // two exec resumes append to the same rollout: one session, three prompts
+    session_id: "01a2295e-6988-7d92-8f7d-1003fec4bca0",
+    turns: 3,
+    context_tokens: 1245, // the last request, not the thread's running total (4958)
+    last_seen: "2026-11-29T22:14:55.959Z",
+  }],
+  [`${R}tui-chat-plus-tool-call.rollout.jsonl`, {
+    source: "interactive", // the TUI is recorded as "vscode": a client of its daemon
+    turns: 2,
+    first_message: "hello from tmux",
+    cwd: "/tmp/cx-work/proj3",
+  }],
+  [`${R}tui-killed-by-sigterm-mid-turn.rollout.jsonl`, { turns: 1, source: "interactive" }],
+  [`${R}tui-new-thread-never-prompted-materialized-at-daemon-stop.rollout.jsonl`, {
+    session_id: "01a2295f-a367-78c3-a99f-aea70e6b0f45",
+    source: "interactive",
+    turns: 0,
+    first_message: null,
+    model: null,
+    context_tokens: null,
+  }],
+];
+
+for (const [rel, expected] of CASES) {
+  Deno.test(`the Codex byte pass reads ${rel.split("/").pop()} exactly`, async () => {
+    const facts = await codexFacts(fixture(rel));
+    for (const [key, value] of Object.entries(expected)) {
+      assert.deepEqual(facts[key as keyof SessionFacts], value, `${key} of ${rel}`);
+    }
+    assert.equal(facts.bad_lines, 0);
+  });
+}
+
+Deno.test("a rollout line's head names its record and payload types", () => {
+  assert.deepEqual(
+    codexHead(
+      '{"timestamp":"2026-11-29T22:13:56.850Z","ordinal":7,"type":"response_item","payload":{"type":"message","id":"m","role":"user"',
+    ),
+    { type: "response_item", payload: "message", role: "user" },
+  );
+  assert.deepEqual(
+    codexHead('{"timestamp":"x","ordinal":1,"type":"event_msg","payload":{"type":"token_count"'),
+    {
+      type: "event_msg",
+      payload: "token_count",
+      role: null,
+    },
+  );
+});
+
+Deno.test("only Codex's user.text message is a typed prompt; injected context and old injected blocks are not", () => {
+  const typed = {
+    role: "user",
+    internal_chat_message_metadata_passthrough: { content_item_kinds: ["user.text"] },
+  };
+  const env = {
+    role: "user",
+    internal_chat_message_metadata_passthrough: { content_item_kinds: ["environments.environment_context"] },
+  };
+  assert.equal(isTypedCodexMessage(typed), true);
+  assert.equal(isTypedCodexMessage(env), false);
+  assert.equal(isTypedCodexMessage({ role: "developer", content: [{ text: "x" }] }), false);
+  // rollouts from before content_item_kinds: the text decides
+  assert.equal(
+    isTypedCodexMessage({ role: "user", content: [{ type: "input_text", text: "fix the bug" }] }),
+    true,
+  );
+  assert.equal(
+    isTypedCodexMessage({ role: "user", content: [{ type: "input_text", text: "<environment_context>\n" }] }),
+    false,
+  );
+});
+
+Deno.test("Codex's thread index adds the thread title and a name the person gave", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "asm-codex-threads-" });
+  try {
+    const codexHome = join(root, ".codex");
+    Deno.mkdirSync(codexHome);
+    Deno.copyFileSync(fixture("codex/state/home3-state_5.sqlite"), join(codexHome, "state_5.sqlite"));
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(join(codexHome, "state_5.sqlite"));
+    db.prepare("UPDATE threads SET name = 'Release notes' WHERE id = ?").run(
+      "01a2295f-bf52-7960-be5b-3035993272f7",
+    );
+    db.close();
+    const inputs: EnrichInput[] = [
+      "01a2295f-0ad6-7852-afe2-883c2e6eae7a",
+      "01a2295f-bf52-7960-be5b-3035993272f7",
+      "01a2295f-a367-78c3-a99f-aea70e6b0f45",
+    ].map((id) => ({ facts: { ...emptyFacts(), session_id: id }, states: [], files: [] }));
+    const problems = codexTranscripts.enrich!(inputs, { HOME: root, CODEX_HOME: codexHome }, denoIo);
+    assert.deepEqual(problems, []);
+    assert.equal(inputs[0].facts.title, "hello from tmux");
+    assert.equal(inputs[0].facts.name, null);
+    assert.equal(inputs[1].facts.name, "Release notes");
+    assert.equal(inputs[2].facts.title, null, "an empty title stays null");
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
+});
+
+function emptyFacts(): SessionFacts {
+  return codexTranscripts.facts([], []);
+}
+
+Deno.test("search sees a Codex prompt, the injected context and a tool's output as what they are", () => {
+  const lines = Deno.readTextFileSync(fixture(`${R}tui-chat-plus-tool-call.rollout.jsonl`)).split("\n")
+    .filter((l) => l !== "").map((l) => classifyCodexLine(l)!);
+  assert.deepEqual(lines.filter((l) => l.kind === "prompt").map((l) => l.text), [
+    "hello from tmux",
+    "now RUN_LS please",
+  ]);
+  assert.ok(lines.some((l) => l.kind === "injected" && l.text.startsWith("<environment_context>")));
+  assert.ok(lines.some((l) => l.kind === "tool" && l.text.includes("Chunk ID")));
+  assert.ok(lines.some((l) => l.kind === "assistant" && l.text === "Mock reply #6 to: hello from tmux"));
+});

@@ -1,0 +1,325 @@
+/**
+ * Gemini CLI's session format (agents/gemini.md section 3), read in one byte pass.
+ *
+ * A file is a header line (`sessionId`, `projectHash`, `startTime`, `kind`), `{"$set": {...}}` lines merging into
+ * it (`messages` replaces the whole list, `summary`, `lastUpdated`), and message records keyed by `id`; a record
+ * re-appended under the same id replaces the earlier copy (last copy wins). The fold keeps a small summary per
+ * record id, so a record updated later (a reply gaining its tool calls) is counted once, and a session kept in
+ * two files (a resume in a later minute) is the union of both by id. The first header's `startTime` is kept.
+ *
+ * Turns: `type:"user"` records with text the person typed: `displayContent` when present (what the person
+ * saw), else the text parts, with `<hook_context>` blocks removed. Not turns: the synthetic `<session_context>`
+ * record, records that are only hook context, tool results (`functionResponse` parts).
+ * Source: interactive when the folder's `logs.json` (Gemini's own record of typed input, written only by the
+ * interactive CLI) names the session or one of its prompts; headless (`-p`) otherwise. Context: the `tokens.total`
+ * of the last `gemini` record. The summary is model-generated: it is the title, never the person's `name`.
+ * Skills: no harness marker in this version (closeout stays null).
+ * @module
+ */
+import {
+  absolutePaths,
+  clip,
+  headOf,
+  isoOf,
+  isRecord,
+  num,
+  obj,
+  parseLine,
+  parseObject,
+  str,
+  utcDay,
+} from "../../derive/bytes.ts";
+import { mentionPath, newFacts, seenAt } from "../../derive/facts.ts";
+import type {
+  EnrichInput,
+  Env,
+  SessionFacts,
+  TranscriptCapability,
+  TranscriptFile,
+  TranscriptFold,
+  TranscriptIo,
+  TranscriptLine,
+} from "../transcript_types.ts";
+import { discoverGemini, geminiFileOf, geminiFileTag, geminiLogsPath } from "./discover.ts";
+
+/** What the fold keeps of one record. */
+export interface GeminiRecord {
+  /** prompt (typed), injected (context), tool (a tool result), gemini (a reply), other (info, error...) */
+  t: "prompt" | "injected" | "tool" | "gemini" | "other";
+  ts: string | null;
+  /** the typed text (prompts only) */
+  text?: string;
+  tokens?: number | null;
+  model?: string | null;
+  /** absolute paths the reply's tool calls named */
+  paths?: string[];
+}
+
+/** The fold state of one Gemini session file (JSON). */
+export interface GeminiState {
+  v: 1;
+  sid: string | null;
+  startTime: string | null;
+  lastUpdated: string | null;
+  kind: string | null;
+  summary: string | null;
+  records: [string, GeminiRecord][];
+  bad: number;
+}
+
+const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>/g;
+
+function partsText(content: unknown): { text: string; tool: boolean } {
+  if (typeof content === "string") return { text: content, tool: false };
+  if (!Array.isArray(content)) return { text: "", tool: false };
+  const texts: string[] = [];
+  let tool = false;
+  for (const part of content) {
+    if (!isRecord(part)) continue;
+    if ("functionResponse" in part || "functionCall" in part) tool = true;
+    if (typeof part.text === "string") texts.push(part.text);
+  }
+  return { text: texts.join("\n"), tool };
+}
+
+/** The text a person typed in a user record, or null when the record is context or a tool result. */
+export function typedGeminiText(record: Record<string, unknown>): string | null {
+  const { text: raw, tool } = partsText(record.content);
+  if (tool) return null;
+  const shown = record.displayContent !== undefined ? partsText(record.displayContent).text : raw;
+  if (shown.trimStart().startsWith("<session_context>")) return null;
+  const text = shown.replace(HOOK_CONTEXT, "").trim();
+  return text === "" ? null : text;
+}
+
+function toolPaths(record: Record<string, unknown>): string[] {
+  const calls = record.toolCalls;
+  if (!Array.isArray(calls)) return [];
+  const paths: string[] = [];
+  for (const call of calls) {
+    const args = obj(isRecord(call) ? call : undefined, "args");
+    if (!args) continue;
+    for (const key of ["file_path", "absolute_path", "dir_path", "directory", "path"]) {
+      if (typeof args[key] === "string") paths.push(args[key] as string);
+    }
+    if (typeof args.command === "string") paths.push(...absolutePaths(args.command));
+  }
+  return paths.slice(0, 50);
+}
+
+/** The summary the fold keeps of one message record. */
+export function summarise(record: Record<string, unknown>): GeminiRecord {
+  const ts = isoOf(record.timestamp);
+  switch (record.type) {
+    case "user": {
+      const { tool } = partsText(record.content);
+      if (tool) return { t: "tool", ts };
+      const text = typedGeminiText(record);
+      return text === null ? { t: "injected", ts } : { t: "prompt", ts, text: clip(text) };
+    }
+    case "gemini": {
+      const tokens = obj(record, "tokens");
+      const total = num(tokens, "total") ??
+        (num(tokens, "input") !== null ? (num(tokens, "input") ?? 0) + (num(tokens, "output") ?? 0) : null);
+      const paths = toolPaths(record);
+      return {
+        t: "gemini",
+        ts,
+        tokens: total,
+        model: str(record, "model"),
+        ...(paths.length ? { paths } : {}),
+      };
+    }
+    default:
+      return { t: "other", ts };
+  }
+}
+
+function applySet(
+  state: GeminiState,
+  records: Map<string, GeminiRecord>,
+  set: Record<string, unknown>,
+): void {
+  if (Array.isArray(set.messages)) {
+    records.clear();
+    for (const m of set.messages) {
+      if (isRecord(m) && typeof m.id === "string") records.set(m.id, summarise(m));
+    }
+  }
+  const summary = str(set, "summary");
+  if (summary !== null) state.summary = summary;
+  const updated = isoOf(set.lastUpdated);
+  if (updated !== null) state.lastUpdated = updated;
+  if (state.sid === null) state.sid = str(set, "sessionId");
+}
+
+function rewind(records: Map<string, GeminiRecord>, id: string): void {
+  let cut = false;
+  for (const key of [...records.keys()]) {
+    if (key === id) cut = true;
+    if (cut) records.delete(key);
+  }
+}
+
+/** A fold of one Gemini session file. */
+export function geminiFold(_file: TranscriptFile, saved: unknown | null): TranscriptFold {
+  const state: GeminiState = isGeminiState(saved) ? structuredClone(saved) : {
+    v: 1,
+    sid: null,
+    startTime: null,
+    lastUpdated: null,
+    kind: null,
+    summary: null,
+    records: [],
+    bad: 0,
+  };
+  const records = new Map(state.records);
+  return {
+    line(buf, start, end) {
+      const head = headOf(buf, start, end, 64);
+      if (head.startsWith('{"$set":{"lastUpdated":"') && end - start < 80) {
+        // the commonest line: only a timestamp, read without parsing
+        const iso = isoOf(head.slice(24, head.indexOf('"', 24)));
+        if (iso !== null) state.lastUpdated = iso;
+        return;
+      }
+      const line = parseLine(buf, start, end);
+      if (line === undefined) {
+        state.bad++;
+        return;
+      }
+      const set = obj(line, "$set");
+      if (set) return applySet(state, records, set);
+      if (typeof line.$rewindTo === "string") return rewind(records, line.$rewindTo);
+      if (typeof line.id === "string" && typeof line.type === "string") {
+        records.set(line.id, summarise(line));
+        return;
+      }
+      if (typeof line.sessionId === "string" && "startTime" in line) {
+        // a header; a resume appends another one with the resume time: the first one says when it started
+        state.sid ??= line.sessionId;
+        state.startTime ??= isoOf(line.startTime);
+        state.kind ??= str(line, "kind");
+        const updated = isoOf(line.lastUpdated);
+        if (updated !== null) state.lastUpdated = updated;
+        return;
+      }
+      state.bad++;
+    },
+    state() {
+      state.records = [...records];
+      return state;
+    },
+  };
+}
+
+function isGeminiState(value: unknown): value is GeminiState {
+  return isRecord(value) && value.v === 1 && Array.isArray(value.records) && "sid" in value;
+}
+
+/** The facts of one session from all its files (in file order): the union of their records by id. */
+export function geminiFacts(states: unknown[], files: TranscriptFile[]): SessionFacts {
+  const own = states.filter(isGeminiState);
+  const f = newFacts(own.find((s) => s.sid !== null)?.sid ?? null);
+  const union = new Map<string, GeminiRecord>();
+  for (const s of own) {
+    for (const [id, r] of s.records) union.set(id, r);
+    seenAt(f, s.startTime);
+    seenAt(f, s.lastUpdated);
+    if (s.summary !== null) f.summary = s.summary;
+    f.bad_lines += s.bad;
+  }
+  const kind = own.find((s) => s.kind !== null)?.kind ?? null;
+  if (kind !== null && kind !== "main") f.source = "subagent";
+  f.cwd = files.find((file) => file.cwd !== null)?.cwd ?? null;
+  const ordered = [...union.values()].sort((a, b) => (a.ts ?? "").localeCompare(b.ts ?? ""));
+  for (const r of ordered) {
+    seenAt(f, r.ts);
+    if (r.t === "prompt") {
+      f.turns++;
+      if (r.ts !== null) f.days[utcDay(r.ts)] = (f.days[utcDay(r.ts)] ?? 0) + 1;
+      if (f.first_message === null && r.text) f.first_message = r.text;
+    } else if (r.t === "gemini") {
+      if (r.tokens !== undefined && r.tokens !== null) f.context_tokens = r.tokens;
+      if (r.model) f.model = r.model;
+      for (const p of r.paths ?? []) mentionPath(f, p);
+    }
+  }
+  return f;
+}
+
+/** Interactive or headless: does the folder's logs.json (typed input, interactive only) know the session? */
+function enrichGemini(sessions: EnrichInput[], _env: Env, io: TranscriptIo): string[] {
+  const problems: string[] = [];
+  const logs = new Map<string, { ids: Set<string>; texts: Set<string> }>();
+  const logsOf = (path: string) => {
+    let known = logs.get(path);
+    if (known) return known;
+    known = { ids: new Set(), texts: new Set() };
+    logs.set(path, known);
+    let text: string | null = null;
+    try {
+      text = io.readText(path, 32 << 20);
+    } catch (err) {
+      problems.push(`${path} could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    let entries: unknown = null;
+    try {
+      entries = text === null ? null : JSON.parse(text);
+    } catch {
+      problems.push(`${path} is not JSON`);
+    }
+    if (Array.isArray(entries)) {
+      for (const e of entries) {
+        if (!isRecord(e)) continue;
+        if (typeof e.sessionId === "string") known.ids.add(e.sessionId);
+        if (typeof e.message === "string") known.texts.add(clip(e.message.trim()));
+      }
+    }
+    return known;
+  };
+  for (const s of sessions) {
+    if (s.facts.source === "subagent" || s.files.length === 0) continue;
+    const known = logsOf(geminiLogsPath(s.files[0].path));
+    const prompts = s.states.filter(isGeminiState)
+      .flatMap((st) => st.records.filter(([, r]) => r.t === "prompt").map(([, r]) => r.text ?? ""));
+    const typedHere = (s.facts.session_id !== null && known.ids.has(s.facts.session_id)) ||
+      prompts.some((p) => known.texts.has(p));
+    s.facts.source = typedHere ? "interactive" : "headless";
+  }
+  return problems;
+}
+
+/** What one Gemini line is, for search: message text only. */
+export function classifyGeminiLine(raw: string): TranscriptLine | null {
+  const line = parseObject(raw);
+  if (line === undefined) return null;
+  if (typeof line.id !== "string" || typeof line.type !== "string") {
+    return { kind: "meta", text: "", ts: isoOf(line.timestamp), id: null };
+  }
+  const r = summarise(line);
+  const text = line.type === "gemini"
+    ? (typeof line.content === "string" ? line.content : partsText(line.content).text)
+    : r.t === "prompt"
+    ? typedGeminiText(line) ?? ""
+    : partsText(line.content).text;
+  const kind = r.t === "gemini" ? "assistant" : r.t === "other" ? "meta" : r.t;
+  return { kind, text, ts: r.ts, id: line.id };
+}
+
+/** Gemini CLI's session files. */
+export const geminiTranscripts: TranscriptCapability = {
+  skillMarkers: false,
+  discover: discoverGemini,
+  fileOf: geminiFileOf,
+  fold: geminiFold,
+  sessionOf: (state, file) => {
+    const sid = isGeminiState(state) ? state.sid : null;
+    const tag = geminiFileTag(file.path);
+    // the name carries the id's first 8 characters: a file whose header names another session is not that one
+    return sid !== null && (tag === null || sid.startsWith(tag)) ? sid : null;
+  },
+  facts: geminiFacts,
+  enrich: enrichGemini,
+  classifyLine: classifyGeminiLine,
+};

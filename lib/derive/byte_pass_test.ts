@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import type { TranscriptHandle } from "../agents/transcript_types.ts";
+import { passFile } from "./byte_pass.ts";
+
+function handleOf(text: string | Uint8Array): TranscriptHandle {
+  const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
+  return {
+    read(into, position) {
+      const n = Math.max(0, Math.min(into.length, bytes.length - position));
+      into.set(bytes.subarray(position, position + n));
+      return n;
+    },
+    close() {},
+  };
+}
+
+async function linesOf(text: string, from = 0, options = {}) {
+  const size = new TextEncoder().encode(text).length;
+  const lines: string[] = [];
+  const out = await passFile(handleOf(text), from, size, {
+    line: (buf, s, e) => lines.push(new TextDecoder().decode(buf.subarray(s, e))),
+  }, options);
+  return { lines, out };
+}
+
+Deno.test("every complete line reaches the sink whatever the chunk size; the offset stops at the last newline", async () => {
+  const text = "alpha\nbeta\r\n\ngamma\ndelta-without-newline";
+  for (const chunkBytes of [1, 2, 3, 7, 64, 1 << 20]) {
+    const { lines, out } = await linesOf(text, 0, { chunkBytes });
+    assert.deepEqual(lines, ["alpha", "beta", "gamma"], `chunk ${chunkBytes}`);
+    assert.equal(out.offset, text.indexOf("delta"));
+    assert.equal(out.partialTail, "delta-without-newline".length);
+    assert.equal(out.shrank, false);
+  }
+});
+
+Deno.test("a pass from an offset reads only what follows it", async () => {
+  const text = "one\ntwo\nthree\n";
+  const { lines, out } = await linesOf(text, 4);
+  assert.deepEqual(lines, ["two", "three"]);
+  assert.equal(out.bytesRead, text.length - 4);
+  assert.equal(out.offset, text.length);
+});
+
+Deno.test("a line longer than the limit is skipped and counted, and the next line still arrives", async () => {
+  const long = "x".repeat(10_000);
+  const { lines, out } = await linesOf(`a\n${long}\nb\n${long}`, 0, { chunkBytes: 100, maxLineBytes: 1000 });
+  assert.deepEqual(lines, ["a", "b"]);
+  assert.equal(out.oversized, 2);
+  assert.equal(
+    out.offset,
+    2 + long.length + 1 + 2 + long.length,
+    "a file ending inside an oversized line is consumed",
+  );
+});
+
+Deno.test("a file that ends before the size the walk saw is reported as shrunk", async () => {
+  const size = 100;
+  const out = await passFile(handleOf("a\nb\n"), 0, size, { line() {} });
+  assert.equal(out.shrank, true);
+  assert.equal(out.offset, 4);
+});

@@ -1,0 +1,172 @@
+/**
+ * `./asm import` and `./asm sessions`. One writer: while a server holds the writer lock, `import` asks that server
+ * (`POST /api/import` with the install token) and shows its progress (`GET /api/import`); otherwise it takes the
+ * writer lock itself. `sessions` only reads (a WAL reader needs no lock), so it works while a server runs.
+ * @module
+ */
+import { join } from "node:path";
+import { asmHome as defaultAsmHome, type Env } from "../config/paths.ts";
+import { loadAgents } from "../agents/registry.ts";
+import { Ledger, LedgerError, openReadOnly, type SessionView } from "../ledger/mod.ts";
+import { acquireWriterLock, AlreadyRunningError, currentHolder } from "../server/lock.ts";
+import { projectRules } from "./config.ts";
+import { importOnce, type ImportReport } from "./import.ts";
+import { type ImportProgress, progressLine } from "./progress.ts";
+import { harnessRootsOf } from "./server.ts";
+
+/** Where the CLI writes. */
+export interface CliOutput {
+  /** a line for the person (stdout) */
+  line(text: string): void;
+  /** rewrites the current terminal line (progress); absent when stdout is not a terminal */
+  status?(text: string): void;
+}
+
+/** The console: progress rewrites one line on a terminal, and is printed as lines otherwise. */
+export function consoleOutput(): CliOutput {
+  const encoder = new TextEncoder();
+  const terminal = Deno.stdout.isTerminal();
+  return {
+    line: (text) => console.log(text),
+    status: terminal ? (text) => Deno.stdout.writeSync(encoder.encode(`\r\x1b[2K${text}`)) : undefined,
+  };
+}
+
+function summary(r: ImportReport): string {
+  const mb = (r.bytes_read / (1 << 20)).toFixed(1);
+  return `imported ${r.files_read} file(s) (${mb} MB, ${r.files_resumed} read on from where they grew) in ` +
+    `${(r.ms / 1000).toFixed(1)} s: ${r.sessions_inserted} new session(s), ${r.sessions_updated} updated; ` +
+    `${r.files_unchanged} unchanged file(s) skipped` +
+    (r.files_failed ? `; ${r.files_failed} file(s) could not be read` : "") +
+    (r.problems ? `; ${r.problems} problem(s) logged in server.log` : "");
+}
+
+/** Shows progress: on a terminal one rewritten line; otherwise a line at most every `everyMs`, and the last. */
+function progressPrinter(out: CliOutput, everyMs = 1000): (p: ImportProgress) => void {
+  let last = 0;
+  return (p) => {
+    const text = progressLine(p);
+    if (out.status) {
+      out.status(text);
+      if (p.phase === "done") out.status("");
+      return;
+    }
+    const t = Date.now();
+    if (p.phase === "done" || t - last >= everyMs) {
+      last = t;
+      out.line(text);
+    }
+  };
+}
+
+function logTo(home: string): (line: Record<string, unknown>) => void {
+  const path = join(home, "server.log");
+  return (line) => {
+    Deno.writeTextFileSync(path, JSON.stringify({ ts: new Date().toISOString(), ...line }) + "\n", {
+      append: true,
+    });
+  };
+}
+
+/** `./asm import`: returns the exit code. */
+export async function importCli(
+  options: { asmHome?: string; env?: Env; out?: CliOutput; pollMs?: number } = {},
+): Promise<number> {
+  const env = options.env ?? Deno.env.toObject();
+  const home = options.asmHome ?? defaultAsmHome(env);
+  const out = options.out ?? consoleOutput();
+  const holder = currentHolder(home);
+  if (holder !== null) {
+    if (holder.port === null || holder.mode !== "serve") throw new AlreadyRunningError(holder);
+    return await askServer(home, holder.port, out, options.pollMs ?? 300);
+  }
+  Deno.mkdirSync(home, { recursive: true });
+  const lock = acquireWriterLock(home, { mode: "import" });
+  try {
+    const roots = harnessRootsOf(home);
+    const ledger = Ledger.open(join(home, "ledger.sqlite"), { harnessRoots: roots });
+    try {
+      const log = logTo(home);
+      const { rules, problem } = projectRules(home);
+      if (problem !== null) out.line(`asm: ${problem}`);
+      const report = await importOnce({
+        ledger,
+        agents: loadAgents({ asmHome: home, env }),
+        env,
+        asmHome: home,
+        harnessRoots: roots,
+        log,
+        onProgress: progressPrinter(out),
+        rules,
+      });
+      out.line(summary(report));
+      return 0;
+    } finally {
+      ledger.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** Asks the running server to import, then follows its progress until it is done. */
+async function askServer(home: string, port: number, out: CliOutput, pollMs: number): Promise<number> {
+  const base = `http://127.0.0.1:${port}`;
+  const token = Deno.readTextFileSync(join(home, "token")).trim();
+  out.line(`asm: a server is running (port ${port}); it does the import`);
+  const started = await fetch(`${base}/api/import`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = await started.json();
+  if (!started.ok && started.status !== 202) {
+    out.line(`asm: the server refused the import: ${body.error ?? started.status}`);
+    return 1;
+  }
+  const show = progressPrinter(out);
+  for (;;) {
+    const status = await (await fetch(`${base}/api/import`)).json();
+    if (status.progress) show(status.progress);
+    if (!status.running) {
+      if (status.last_error) {
+        out.line(`asm: the import failed: ${status.last_error}`);
+        return 1;
+      }
+      if (status.last) out.line(summary(status.last));
+      return 0;
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** The text form of one session row. */
+function sessionText(s: SessionView): string {
+  const hidden = s.hidden ? ` [hidden: ${s.hidden_reason}]` : "";
+  return `${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${s.status.padEnd(7)} ` +
+    `${String(s.turns ?? "-").padStart(4)} turns  ${s.project ?? "-"}  ${s.title ?? "(untitled)"}${hidden}`;
+}
+
+/** `./asm sessions [--json] [--all]`: returns the exit code. */
+export function sessionsCli(
+  options: { asmHome?: string; all?: boolean; json?: boolean; out?: CliOutput } = {},
+): number {
+  const home = options.asmHome ?? defaultAsmHome();
+  const out = options.out ?? consoleOutput();
+  let ledger;
+  try {
+    ledger = openReadOnly(join(home, "ledger.sqlite"));
+  } catch (err) {
+    if (!(err instanceof LedgerError)) throw err;
+    out.line(`asm: ${err.message}`);
+    return 1;
+  }
+  const rows = ledger?.sessions({ all: options.all }) ?? [];
+  ledger?.close();
+  if (options.json) {
+    out.line(JSON.stringify(rows, null, 2));
+    return 0;
+  }
+  if (rows.length === 0) out.line(ledger ? "no sessions" : `no ledger yet at ${home}; run ./asm import`);
+  for (const s of rows) out.line(sessionText(s));
+  return 0;
+}

@@ -1,0 +1,292 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { asmIdOf, sessionViews } from "../ledger/mod.ts";
+import { hookEvent } from "../ledger/test_events.ts";
+import { denoIo } from "./io.ts";
+import { fixture, type ImportWorld, importWorld, ledgerDigest } from "./testing.ts";
+import { transcriptBytes } from "./copies.ts";
+import type { TranscriptIo } from "../agents/transcript_types.ts";
+
+const CLAUDE_PLAIN = "11111111-2222-4333-8444-555555555555";
+const CLAUDE_AGENT_PARENT = "357e623d-2687-473b-b7a1-aaf113475103";
+const CLAUDE_BEFORE_CLEAR = "9489399f-ac78-4316-81cd-2726c9579121";
+const CLAUDE_AFTER_CLEAR = "f826f6a9-ce37-4890-894d-d65e4845873a";
+const CODEX = {
+  exec: "01a2295d-92ca-73a0-ac65-5a6372a1a905",
+  execTool: "01a2295e-3e74-7b51-9630-f5ff1307a47f",
+  execResumed: "01a2295e-6988-7d92-8f7d-1003fec4bca0",
+  tui: "01a2295f-0ad6-7852-afe2-883c2e6eae7a",
+  tuiKilled: "01a2295f-bf52-7960-be5b-3035993272f7",
+  neverPrompted: "01a2295f-a367-78c3-a99f-aea70e6b0f45",
+};
+const ROLLOUTS: [string, string, string][] = [
+  ["exec-plain-chat", CODEX.exec, "2026-11-29T22-12-08"],
+  ["exec-tool-call", CODEX.execTool, "2026-11-29T22-12-51"],
+  ["exec-tool-call-with-hooks-then-resumed-twice", CODEX.execResumed, "2026-11-29T22-13-02"],
+  ["tui-chat-plus-tool-call", CODEX.tui, "2026-11-29T22-13-44"],
+  ["tui-killed-by-sigterm-mid-turn", CODEX.tuiKilled, "2026-11-29T22-14-30"],
+  ["tui-new-thread-never-prompted-materialized-at-daemon-stop", CODEX.neverPrompted, "2026-11-29T22-14-23"],
+];
+
+/** Lays the shared fixtures out the way each agent keeps them, in the world's temporary home. */
+function placeFixtures(w: ImportWorld): void {
+  const claude = ".claude/projects";
+  w.place(
+    fixture(`claude/p-mode/transcripts/plain-then-resume-then-continue.${CLAUDE_PLAIN}.jsonl`),
+    `${claude}/-tmp-cc-proj-3/${CLAUDE_PLAIN}.jsonl`,
+  );
+  w.place(
+    fixture(`claude/p-mode/transcripts/${CLAUDE_AGENT_PARENT}.jsonl`),
+    `${claude}/-tmp-cc-proj-3/${CLAUDE_AGENT_PARENT}.jsonl`,
+  );
+  w.place(
+    fixture(`claude/p-mode/transcripts/${CLAUDE_AGENT_PARENT}/subagents/agent-ac5a87ca59462ada7.jsonl`),
+    `${claude}/-tmp-cc-proj-3/${CLAUDE_AGENT_PARENT}/subagents/agent-ac5a87ca59462ada7.jsonl`,
+  );
+  w.place(
+    fixture(
+      `claude/interactive/transcripts/before-clear.chat-tool-skill-rename.${CLAUDE_BEFORE_CLEAR}.jsonl`,
+    ),
+    `${claude}/-tmp-cc-proj-5/${CLAUDE_BEFORE_CLEAR}.jsonl`,
+  );
+  w.place(
+    fixture(`claude/interactive/transcripts/after-clear.${CLAUDE_AFTER_CLEAR}.jsonl`),
+    `${claude}/-tmp-cc-proj-5/${CLAUDE_AFTER_CLEAR}.jsonl`,
+  );
+  w.place(fixture("claude/interactive/home-files/history.jsonl"), ".claude/history.jsonl");
+  for (const [name, id, stamp] of ROLLOUTS) {
+    w.place(
+      fixture(`codex/rollouts/${name}.rollout.jsonl`),
+      `.codex/sessions/2026/11/29/rollout-${stamp}-${id}.jsonl`,
+    );
+  }
+  w.place(fixture("codex/state/home3-state_5.sqlite"), ".codex/state_5.sqlite");
+  for (const f of ["session-2026-11-29T22-22-03265f03.jsonl", "session-2026-11-29T22-22-11111111.jsonl"]) {
+    w.place(fixture(`gemini/headless/chats/${f}`), `.gemini/tmp/proj-a/chats/${f}`);
+  }
+  w.write(".gemini/tmp/proj-a/.project_root", "/tmp/gmfx/proj-a");
+  for (const f of ["session-2026-11-29T22-22-c1da5980.jsonl", "session-2026-11-29T22-23-4966ac10.jsonl"]) {
+    w.place(fixture(`gemini/interactive/chats/${f}`), `.gemini/tmp/proj-b/chats/${f}`);
+  }
+  w.write(".gemini/tmp/proj-b/.project_root", "/tmp/gmfx/proj-b");
+  w.place(fixture("gemini/interactive/logs.json"), ".gemini/tmp/proj-b/logs.json");
+}
+
+function row(w: ImportWorld, agent: string, sid: string) {
+  const found = sessionViews(w.ledger, { all: true }).find((s) => s.asm_id === asmIdOf(agent, sid));
+  assert.ok(found, `a row for ${agent}:${sid}`);
+  return found;
+}
+
+function column(w: ImportWorld, agent: string, sid: string, col: string): unknown {
+  return w.ledger.query(`SELECT ${col} AS v FROM sessions WHERE asm_id = ?`, asmIdOf(agent, sid))[0]?.v;
+}
+
+Deno.test("the import makes one row per session on disk, per agent, each hidden or shown for its reason", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  const report = await w.run();
+  assert.equal(report.files_seen, 15);
+  assert.equal(report.files_read, 15);
+  assert.equal(report.sessions_inserted, 15);
+  const rows = sessionViews(w.ledger, { all: true });
+  const perAgent = Object.fromEntries(
+    ["claude", "codex", "gemini"].map((a) => [a, rows.filter((r) => r.agent === a).length]),
+  );
+  assert.deepEqual(perAgent, { claude: 5, codex: 6, gemini: 4 });
+  assert.ok(rows.every((r) => r.status === "ended"), "the import never makes a session live");
+
+  // the resumed -p file is one session, headless
+  const plain = row(w, "claude", CLAUDE_PLAIN);
+  assert.equal(plain.turns, 3);
+  assert.equal(plain.hidden_reason, "headless");
+  assert.equal(plain.closeout, "open");
+  // the sub-agent is hidden under its parent
+  const sub = row(w, "claude", `${CLAUDE_AGENT_PARENT}/agent-ac5a87ca59462ada7`);
+  assert.equal(sub.hidden_reason, "sub-agent");
+  assert.equal(
+    column(w, "claude", `${CLAUDE_AGENT_PARENT}/agent-ac5a87ca59462ada7`, "parent_asm_id"),
+    asmIdOf("claude", CLAUDE_AGENT_PARENT),
+  );
+  // the /clear pair: two rows, the new one linked to the one it replaced
+  const before = row(w, "claude", CLAUDE_BEFORE_CLEAR);
+  const after = row(w, "claude", CLAUDE_AFTER_CLEAR);
+  assert.equal(column(w, "claude", CLAUDE_AFTER_CLEAR, "cleared_from_asm_id"), before.asm_id);
+  assert.equal(before.title, "My Custom Title");
+  assert.deepEqual(before.skills, ["mock-skill"]);
+  assert.equal(before.hidden, false);
+  assert.equal(after.turns, 1);
+  assert.equal(
+    column(w, "claude", CLAUDE_BEFORE_CLEAR, "name"),
+    "My Custom Title",
+    "a /rename is a name the person gave",
+  );
+  // Codex: exec hidden as headless, the TUI thread visible with its thread title, the never-prompted one hidden
+  assert.equal(row(w, "codex", CODEX.exec).hidden_reason, "headless");
+  const tui = row(w, "codex", CODEX.tui);
+  assert.equal(tui.hidden, false);
+  assert.equal(tui.title, "hello from tmux");
+  assert.equal(tui.turns, 2);
+  assert.equal(tui.closeout, null, "Codex records no skill marker: nobody can say");
+  assert.equal(row(w, "codex", CODEX.neverPrompted).hidden_reason, "nothing happened");
+  assert.equal(row(w, "codex", CODEX.execResumed).turns, 3);
+  // Gemini: -p sessions headless; the interactive ones known from logs.json
+  assert.equal(row(w, "gemini", "03265f03-2613-42de-9360-1d2e196c0f07").hidden_reason, "headless");
+  assert.equal(column(w, "gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d", "source"), "interactive");
+  assert.equal(row(w, "gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d").hidden_reason, "nothing happened");
+  assert.equal(
+    column(w, "gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d", "summary"),
+    "MOCK-REPLY #15 (gemini-3.5-flash-lite) to: t>BEFORE-AGENT-MARKER</hook_context> Summary (max 80 chars):",
+  );
+  assert.deepEqual(w.logged, [], "good files log nothing");
+});
+
+function countingIo(opened: string[]): TranscriptIo {
+  return { ...denoIo, open: (path) => (opened.push(path), denoIo.open(path)) };
+}
+
+Deno.test("a second import of unchanged files opens none of them and writes nothing", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  await w.run();
+  const digest = ledgerDigest(w.ledger);
+  const opened: string[] = [];
+  const again = await w.run({ io: countingIo(opened) });
+  assert.deepEqual(opened, []);
+  assert.equal(again.files_unchanged, 15);
+  assert.equal(again.files_read, 0);
+  assert.equal(ledgerDigest(w.ledger), digest);
+});
+
+Deno.test("a transcript that grew is read on from its offset and ends with the facts of a whole read", async () => {
+  await using w = importWorld();
+  const rel = `.claude/projects/-tmp-cc-proj-5/${CLAUDE_AFTER_CLEAR}.jsonl`;
+  const grown = Deno.readFileSync(
+    fixture(`claude/interactive/transcripts/after-clear-then-interactive-resume.${CLAUDE_AFTER_CLEAR}.jsonl`),
+  );
+  const first = Deno.readFileSync(
+    fixture(`claude/interactive/transcripts/after-clear.${CLAUDE_AFTER_CLEAR}.jsonl`),
+  );
+  // the resumed file starts with the first one, byte for byte: the agent only appended
+  assert.deepEqual(grown.subarray(0, first.length), first);
+  w.write(rel, first);
+  await w.run();
+  assert.equal(row(w, "claude", CLAUDE_AFTER_CLEAR).turns, 1);
+  w.write(rel, grown);
+  const opened: string[] = [];
+  const report = await w.run({ io: countingIo(opened) });
+  assert.equal(report.files_resumed, 1);
+  assert.equal(report.bytes_read, grown.length - first.length, "only the new bytes were read");
+  const resumed = { ...row(w, "claude", CLAUDE_AFTER_CLEAR) };
+
+  await using whole = importWorld();
+  whole.write(rel, grown);
+  await whole.run();
+  const full = row(whole, "claude", CLAUDE_AFTER_CLEAR);
+  assert.equal(resumed.turns, 2);
+  assert.deepEqual(resumed, full);
+});
+
+Deno.test("a row a hook made keeps its status and its name; the import fills the derived fields", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  const start = hookEvent({
+    agent: "claude",
+    agent_session_id: CLAUDE_BEFORE_CLEAR,
+    asm_id: asmIdOf("claude", CLAUDE_BEFORE_CLEAR),
+    cwd: "/tmp/cc proj 5",
+    session_name: "launched as Fix the tests",
+    ts: "2026-11-29T22:15:20.000Z",
+  });
+  w.ledger.applyEvent(start);
+  await w.run();
+  const s = row(w, "claude", CLAUDE_BEFORE_CLEAR);
+  assert.equal(s.status, "live");
+  assert.equal(column(w, "claude", CLAUDE_BEFORE_CLEAR, "name"), "launched as Fix the tests");
+  assert.equal(s.title, "launched as Fix the tests");
+  assert.equal(s.turns, 4);
+  assert.equal(
+    s.started_at,
+    "2026-11-29T22:15:20.000Z",
+    "the earlier of the hook's and the transcript's start",
+  );
+  assert.equal(w.ledger.runs(s.asm_id).length, 1, "the hook's run is untouched");
+});
+
+Deno.test("Gemini transcripts are kept as compressed copies, and a session whose file the agent deleted stays", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  await w.run();
+  const sid = "03265f03-2613-42de-9360-1d2e196c0f07";
+  const copy = column(w, "gemini", sid, "transcript_copy") as string;
+  const original = column(w, "gemini", sid, "transcript_path") as string;
+  assert.equal(
+    copy,
+    join(
+      w.asmHome,
+      "copies",
+      "gemini",
+      "tmp",
+      "proj-a",
+      "chats",
+      "session-2026-11-29T22-22-03265f03.jsonl.gz",
+    ),
+  );
+  const bytes = Deno.readFileSync(original);
+  Deno.removeSync(original);
+  assert.deepEqual(transcriptBytes(original, copy), bytes, "the copy reads back as the original");
+  await w.run();
+  assert.equal(row(w, "gemini", sid).turns, 1, "the row stays with what was derived");
+  assert.equal(
+    column(w, "claude", CLAUDE_PLAIN, "transcript_copy"),
+    null,
+    "Claude is not marked keep_copies",
+  );
+});
+
+Deno.test("a session files under the project it worked on, not the folder its window opened in", async () => {
+  await using w = importWorld();
+  const work = join(w.root, "work");
+  for (const p of ["alpha/.git", "beta/.git", "beta/src"]) Deno.mkdirSync(join(work, p), { recursive: true });
+  const sid = "aaaaaaaa-0000-4000-8000-000000000001";
+  const line = (o: Record<string, unknown>) =>
+    JSON.stringify({ sessionId: sid, cwd: join(work, "alpha"), ...o });
+  const edit = (file: string, i: number) =>
+    line({
+      type: "assistant",
+      timestamp: `2026-11-29T10:00:0${i}.000Z`,
+      message: {
+        role: "assistant",
+        model: "m",
+        content: [{ type: "tool_use", name: "Edit", input: { file_path: file } }],
+      },
+    });
+  w.write(
+    `.claude/projects/-alpha/${sid}.jsonl`,
+    [
+      line({
+        type: "user",
+        promptSource: "typed",
+        timestamp: "2026-11-29T10:00:00.000Z",
+        entrypoint: "cli",
+        message: { role: "user", content: "work on beta" },
+      }),
+      edit(join(work, "beta", "src", "a.ts"), 1),
+      edit(join(work, "beta", "src", "b.ts"), 2),
+      line({
+        type: "user",
+        promptSource: "typed",
+        timestamp: "2026-11-29T10:00:03.000Z",
+        message: { role: "user", content: "thanks" },
+      }),
+    ].join("\n") + "\n",
+  );
+  await w.run();
+  const folders = w.ledger.query("SELECT folder, score FROM session_folders ORDER BY folder");
+  assert.deepEqual(folders.map((r) => [r.folder, r.score]), [[join(work, "alpha"), 1], [
+    join(work, "beta"),
+    2,
+  ]]);
+  assert.equal(column(w, "claude", sid, "primary_folder"), join(work, "beta"));
+  assert.equal(column(w, "claude", sid, "project"), "beta");
+});

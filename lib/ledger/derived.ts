@@ -1,0 +1,349 @@
+/**
+ * The ledger's side of the history import and the derived layer: the rows the import writes (sessions it found
+ * in transcripts, their turns per day, folders and skills), `import_state` (what was read of each file, to skip
+ * an unchanged file and read a grown one on from its offset), and the reads the list, the project tiles and the
+ * heat map make. Inside lib/ledger, so it reaches the database through `ledger[DB]`.
+ *
+ * The import never makes a session live and never overwrites what hooks own: a new row is `ended`; an existing
+ * row keeps its status, its end, and a name a hook gave it. It fills the derived fields.
+ * @module
+ */
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { HIDDEN_REASON_SQL } from "./hidden.ts";
+import { DB, type Ledger } from "./ledger.ts";
+
+type Row = Record<string, SQLInputValue>;
+
+/** One session as the byte pass derived it. */
+export interface DerivedSession {
+  asm_id: string;
+  agent: string;
+  agent_session_id: string;
+  parent_asm_id: string | null;
+  cleared_from_asm_id: string | null;
+  source: string | null;
+  thread_source: string | null;
+  cwd: string | null;
+  transcript_path: string;
+  transcript_copy: string | null;
+  started_at: string | null;
+  last_seen: string | null;
+  turns: number;
+  first_message: string | null;
+  /** a name the person gave in the agent (written only where no hook gave one) */
+  name: string | null;
+  title: string | null;
+  summary: string | null;
+  model: string | null;
+  context_tokens: number | null;
+  agent_version: string | null;
+  closeout_state: "closed" | "open" | null;
+  project: string | null;
+  primary_folder: string | null;
+  harness: boolean;
+  /** UTC day -> turns typed */
+  days: Record<string, number>;
+  /** project folder -> score */
+  folders: Record<string, number>;
+  /** skill -> runs */
+  skills: Record<string, number>;
+}
+
+/** What was read of one transcript file. */
+export interface ImportStateRow {
+  path: string;
+  agent: string;
+  size: number;
+  /** ISO-8601 UTC ms of the file's mtime */
+  mtime: string;
+  ino: number | null;
+  asm_id: string | null;
+  read_offset: number;
+  tail: string | null;
+  /** the fold state at read_offset, JSON */
+  fold: string | null;
+  problem: string | null;
+}
+
+/** What the import needs to know of a file before reading it (no fold state: that is loaded only when needed). */
+export type KnownFile = Omit<ImportStateRow, "fold" | "problem">;
+
+/** False once the ledger was closed (a server shutting down): a running import then stops writing. */
+export function isLedgerOpen(ledger: Ledger): boolean {
+  return ledger[DB].db.isOpen;
+}
+
+/** Every file the import has read, by path: loaded once per import, compared on (size, mtime). */
+export function knownFiles(ledger: Ledger): Map<string, KnownFile> {
+  const rows = ledger[DB].db.prepare(
+    "SELECT path, agent, size, mtime, ino, asm_id, read_offset, tail FROM import_state",
+  ).all() as Row[];
+  const out = new Map<string, KnownFile>();
+  for (const r of rows) {
+    out.set(String(r.path), {
+      path: String(r.path),
+      agent: String(r.agent),
+      size: Number(r.size),
+      mtime: String(r.mtime),
+      ino: r.ino === null ? null : Number(r.ino),
+      asm_id: r.asm_id as string | null,
+      read_offset: Number(r.read_offset),
+      tail: r.tail as string | null,
+    });
+  }
+  return out;
+}
+
+/** The saved fold state of one file (JSON), or null. */
+export function foldStateOf(ledger: Ledger, path: string): string | null {
+  const row = ledger[DB].db.prepare("SELECT fold FROM import_state WHERE path = ?").get(path) as
+    | Row
+    | undefined;
+  return (row?.fold as string | null | undefined) ?? null;
+}
+
+/** The other files of a session (a session kept in two files), with their saved fold states, by path. */
+export function filesOfSession(ledger: Ledger, asmId: string): { path: string; fold: string | null }[] {
+  const rows = ledger[DB].db.prepare("SELECT path, fold FROM import_state WHERE asm_id = ? ORDER BY path")
+    .all(asmId) as Row[];
+  return rows.map((r) => ({ path: String(r.path), fold: r.fold as string | null }));
+}
+
+/** What one write did. */
+export interface WriteReport {
+  inserted: number;
+  updated: number;
+}
+
+const UPSERT_SESSION = `
+INSERT INTO sessions (asm_id, agent, agent_session_id, status, name, imported_name, cwd, transcript_path, source,
+  thread_source, harness, started_at, last_seen, ended_at, turns, first_message, title, summary, model,
+  context_tokens, agent_version, closeout_state, project, primary_folder, transcript_copy, parent_asm_id,
+  cleared_from_asm_id, derived_at)
+VALUES ($asm_id, $agent, $agent_session_id, 'ended', $name, $name, $cwd, $transcript_path, $source,
+  $thread_source, $harness, $started_at, $last_seen, NULL, $turns, $first_message, $title, $summary, $model,
+  $context_tokens, $agent_version, $closeout_state, $project, $primary_folder, $transcript_copy, $parent_asm_id,
+  $cleared_from_asm_id, $derived_at)
+ON CONFLICT (asm_id) DO UPDATE SET
+  name = CASE WHEN sessions.name IS NULL OR sessions.name = sessions.imported_name THEN excluded.name
+    ELSE sessions.name END,
+  imported_name = excluded.imported_name,
+  harness = CASE WHEN sessions.cwd IS NULL THEN excluded.harness ELSE sessions.harness END,
+  cwd = COALESCE(sessions.cwd, excluded.cwd),
+  transcript_path = COALESCE(sessions.transcript_path, excluded.transcript_path),
+  source = COALESCE(excluded.source, sessions.source),
+  thread_source = COALESCE(excluded.thread_source, sessions.thread_source),
+  started_at = CASE WHEN sessions.started_at IS NULL
+    OR (excluded.started_at IS NOT NULL AND excluded.started_at < sessions.started_at)
+    THEN excluded.started_at ELSE sessions.started_at END,
+  last_seen = CASE WHEN sessions.last_seen IS NULL
+    OR (excluded.last_seen IS NOT NULL AND excluded.last_seen > sessions.last_seen)
+    THEN excluded.last_seen ELSE sessions.last_seen END,
+  turns = excluded.turns,
+  first_message = excluded.first_message,
+  title = excluded.title,
+  summary = excluded.summary,
+  model = excluded.model,
+  context_tokens = excluded.context_tokens,
+  agent_version = COALESCE(excluded.agent_version, sessions.agent_version),
+  closeout_state = excluded.closeout_state,
+  project = excluded.project,
+  primary_folder = excluded.primary_folder,
+  transcript_copy = COALESCE(excluded.transcript_copy, sessions.transcript_copy),
+  parent_asm_id = COALESCE(excluded.parent_asm_id, sessions.parent_asm_id),
+  cleared_from_asm_id = COALESCE(sessions.cleared_from_asm_id, excluded.cleared_from_asm_id),
+  derived_at = excluded.derived_at`;
+
+const UPSERT_FILE = `
+INSERT INTO import_state (path, agent, size, mtime, asm_id, ino, read_offset, tail, fold, problem, imported_at)
+VALUES ($path, $agent, $size, $mtime, $asm_id, $ino, $read_offset, $tail, $fold, $problem, $imported_at)
+ON CONFLICT (path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime = excluded.mtime,
+  asm_id = excluded.asm_id, ino = excluded.ino, read_offset = excluded.read_offset, tail = excluded.tail,
+  fold = excluded.fold, problem = excluded.problem, imported_at = excluded.imported_at`;
+
+/**
+ * Writes a batch of derived sessions and the files they were read from, in ONE transaction (a batch of hundreds
+ * of sessions costs one commit, not hundreds).
+ */
+export function writeDerived(
+  ledger: Ledger,
+  batch: { sessions: DerivedSession[]; files: ImportStateRow[]; now: string },
+): WriteReport {
+  return ledger[DB].write((db) => {
+    const exists = db.prepare("SELECT 1 FROM sessions WHERE asm_id = ?");
+    const upsert = db.prepare(UPSERT_SESSION);
+    const clear = ["session_days", "session_folders", "session_skills"].map((t) =>
+      db.prepare(`DELETE FROM ${t} WHERE asm_id = ?`)
+    );
+    const addDay = db.prepare("INSERT INTO session_days (asm_id, day, day_turns) VALUES (?, ?, ?)");
+    const addFolder = db.prepare("INSERT INTO session_folders (asm_id, folder, score) VALUES (?, ?, ?)");
+    const addSkill = db.prepare("INSERT INTO session_skills (asm_id, skill, runs) VALUES (?, ?, ?)");
+    const report: WriteReport = { inserted: 0, updated: 0 };
+    for (const s of batch.sessions) {
+      const existed = exists.get(s.asm_id) !== undefined;
+      if (existed) report.updated++;
+      else report.inserted++;
+      upsert.run({
+        asm_id: s.asm_id,
+        agent: s.agent,
+        agent_session_id: s.agent_session_id,
+        name: s.name,
+        cwd: s.cwd,
+        transcript_path: s.transcript_path,
+        source: s.source,
+        thread_source: s.thread_source,
+        harness: s.harness ? 1 : 0,
+        started_at: s.started_at,
+        last_seen: s.last_seen,
+        turns: s.turns,
+        first_message: s.first_message,
+        title: s.title,
+        summary: s.summary,
+        model: s.model,
+        context_tokens: s.context_tokens,
+        agent_version: s.agent_version,
+        closeout_state: s.closeout_state,
+        project: s.project,
+        primary_folder: s.primary_folder,
+        transcript_copy: s.transcript_copy,
+        parent_asm_id: s.parent_asm_id,
+        cleared_from_asm_id: s.cleared_from_asm_id,
+        derived_at: batch.now,
+      });
+      // a new row has no day, folder or skill rows to replace (the writes of a cold import halve)
+      if (existed) { for (const c of clear) c.run(s.asm_id); }
+      for (const [day, n] of Object.entries(s.days)) addDay.run(s.asm_id, day, n);
+      for (const [folder, n] of Object.entries(s.folders)) addFolder.run(s.asm_id, folder, n);
+      for (const [skill, n] of Object.entries(s.skills)) addSkill.run(s.asm_id, skill, n);
+    }
+    const file = db.prepare(UPSERT_FILE);
+    for (const f of batch.files) file.run({ ...f, imported_at: batch.now });
+    return report;
+  });
+}
+
+/** One row of `./asm sessions --json` and `GET /api/sessions`. */
+export interface SessionView {
+  asm_id: string;
+  agent: string;
+  agent_session_id: string;
+  status: string;
+  title: string | null;
+  project: string | null;
+  turns: number | null;
+  context_tokens: number | null;
+  closeout: "closed" | "open" | null;
+  skills: string[];
+  hidden: boolean;
+  hidden_reason: string | null;
+  started_at: string | null;
+  last_seen: string | null;
+}
+
+/** The sessions, newest first: the visible ones, or every row with `all`. Works on a read-only connection. */
+export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}): SessionView[] {
+  const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
+  const rows = db.prepare(
+    `SELECT asm_id, agent, agent_session_id, status, COALESCE(NULLIF(name, ''), title) AS title, project, turns,
+       context_tokens, closeout_state, started_at, last_seen, ${HIDDEN_REASON_SQL} AS hidden_reason
+     FROM sessions ${where} ORDER BY last_seen IS NULL, last_seen DESC, asm_id`,
+  ).all() as Row[];
+  const skills = new Map<string, string[]>();
+  for (
+    const r of db.prepare("SELECT asm_id, skill FROM session_skills ORDER BY asm_id, skill").all() as Row[]
+  ) {
+    const list = skills.get(String(r.asm_id)) ?? [];
+    list.push(String(r.skill));
+    skills.set(String(r.asm_id), list);
+  }
+  return rows.map((r) => ({
+    asm_id: String(r.asm_id),
+    agent: String(r.agent),
+    agent_session_id: String(r.agent_session_id),
+    status: String(r.status),
+    title: r.title as string | null,
+    project: r.project as string | null,
+    turns: r.turns === null ? null : Number(r.turns),
+    context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
+    closeout: r.closeout_state as "closed" | "open" | null,
+    skills: skills.get(String(r.asm_id)) ?? [],
+    hidden: r.hidden_reason !== null,
+    hidden_reason: r.hidden_reason as string | null,
+    started_at: r.started_at as string | null,
+    last_seen: r.last_seen as string | null,
+  }));
+}
+
+/** {@link sessionViewsOf} on the ledger. */
+export function sessionViews(ledger: Ledger, options: { all?: boolean } = {}): SessionView[] {
+  return sessionViewsOf(ledger[DB].db, options);
+}
+
+/** One project tile before it gets its label. */
+export interface ProjectCount {
+  /** the project folder (null: sessions with no folder at all) */
+  folder: string | null;
+  /** sessions filed here (these sum to the session count) */
+  primary: number;
+  /** sessions that touched it (a session touches several) */
+  touched: number;
+}
+
+/**
+ * Sessions per project folder: primary (each session once, in its primary folder; a session never derived counts
+ * in its working folder) and touched. Hidden rows count only with `all` (the same rule as the list).
+ */
+export function projectCounts(ledger: Ledger, options: { all?: boolean } = {}): ProjectCount[] {
+  const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
+  const db = ledger[DB].db;
+  const counted = `SELECT asm_id, COALESCE(primary_folder, cwd) AS home FROM sessions ${where}`;
+  const tiles = new Map<string | null, ProjectCount>();
+  const tile = (folder: string | null) => {
+    let t = tiles.get(folder);
+    if (!t) tiles.set(folder, t = { folder, primary: 0, touched: 0 });
+    return t;
+  };
+  for (const r of db.prepare(`SELECT home, COUNT(*) AS n FROM (${counted}) GROUP BY home`).all() as Row[]) {
+    tile(r.home as string | null).primary = Number(r.n);
+  }
+  const touched = db.prepare(
+    `SELECT f.folder AS folder, COUNT(*) AS n FROM session_folders f JOIN (${counted}) c ON c.asm_id = f.asm_id
+     GROUP BY f.folder`,
+  ).all() as Row[];
+  for (const r of touched) tile(String(r.folder)).touched = Number(r.n);
+  return [...tiles.values()].sort((a, b) =>
+    b.primary - a.primary || b.touched - a.touched || String(a.folder).localeCompare(String(b.folder))
+  );
+}
+
+/** Turns typed per UTC day per agent. */
+export interface HeatmapCell {
+  agent: string;
+  day: string;
+  turns: number;
+}
+
+/** The heat map's cells, oldest day first; hidden rows count only with `all`. */
+export function heatmapCells(ledger: Ledger, options: { all?: boolean } = {}): HeatmapCell[] {
+  const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
+  const rows = ledger[DB].db.prepare(
+    `SELECT s.agent AS agent, d.day AS day, SUM(d.day_turns) AS turns
+     FROM session_days d JOIN sessions s ON s.asm_id = d.asm_id ${where}
+     GROUP BY s.agent, d.day ORDER BY d.day, s.agent`,
+  ).all() as Row[];
+  return rows.map((r) => ({ agent: String(r.agent), day: String(r.day), turns: Number(r.turns) }));
+}
+
+/**
+ * Transcripts worth re-checking on the short refresh cadence: files modified since `sinceIso` (still being
+ * written, whether or not their session is live) and the transcripts of open or recently seen sessions (a hook
+ * names a file before the import has ever read it).
+ */
+export function refreshCandidates(ledger: Ledger, sinceIso: string): { agent: string; path: string }[] {
+  const rows = ledger[DB].db.prepare(
+    `SELECT agent, path FROM import_state WHERE mtime >= ?1
+     UNION SELECT agent, transcript_path AS path FROM sessions
+       WHERE transcript_path IS NOT NULL AND (status IN ('live', 'starting') OR last_seen >= ?1)`,
+  ).all(sinceIso) as Row[];
+  return rows.map((r) => ({ agent: String(r.agent), path: String(r.path) }));
+}

@@ -1,0 +1,57 @@
+/**
+ * The ledger opened read-only, for commands that only look (`./asm sessions`). A reader needs no writer lock:
+ * in WAL mode it sees the last committed state while a server writes. It never creates or migrates the file.
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { type SessionView, sessionViewsOf } from "./derived.ts";
+import { LedgerError } from "./ledger.ts";
+import { SCHEMA_VERSION } from "./schema.ts";
+
+/** A read-only view of a ledger file. */
+export interface ReadOnlyLedger {
+  schemaVersion: number;
+  /** The visible sessions, or every row with `all`, newest first. */
+  sessions(options?: { all?: boolean }): SessionView[];
+  close(): void;
+}
+
+/**
+ * Opens `path` read-only; null when there is no ledger there yet. Throws LedgerError when the file was written by
+ * an older asm (run the server or `./asm import` once to migrate it) or a newer one.
+ */
+export function openReadOnly(path: string): ReadOnlyLedger | null {
+  try {
+    if (!Deno.statSync(path).isFile) return null;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+      | { value: string }
+      | undefined;
+    const version = row ? Number(row.value) : 0;
+    if (version < 2) {
+      throw new LedgerError(
+        `the ledger at ${path} is from an older asm (schema ${version}); run ./asm import or ./asm serve once ` +
+          "to update it",
+      );
+    }
+    if (version > SCHEMA_VERSION) {
+      throw new LedgerError(
+        `the ledger at ${path} has schema version ${version}, newer than this asm (${SCHEMA_VERSION}); update asm`,
+      );
+    }
+    return {
+      schemaVersion: version,
+      sessions: (options = {}) => sessionViewsOf(db, options),
+      close: () => db.close(),
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * `POST /api/import` starts a full import unless one is running (what `./asm import` asks a running server to
+ * do); `GET /api/import` reports whether one runs, its progress (files, MB, rate, ETA) and the last report.
+ * @module
+ */
+import { runnerFor } from "../../lib/history/server.ts";
+import { json, type Route } from "../../lib/server/router.ts";
+
+/** The import routes. */
+export const importRoutes: Route[] = [
+  {
+    method: "POST",
+    pattern: "/api/import",
+    handle(_req, ctx) {
+      const runner = runnerFor(ctx);
+      const started = runner.start();
+      return json({ started, ...runner.status() }, started ? 202 : 200);
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/api/import",
+    handle(_req, ctx) {
+      return json(runnerFor(ctx).status());
+    },
+  },
+];

@@ -1,0 +1,35 @@
+/**
+ * `GET /api/sessions`: the list, one row per session, newest first, with project, context, closeout and agent
+ * (the fields of `./asm sessions --json`). Hidden rows only with `?all=1`; each row says whether it is hidden and
+ * why (one rule: lib/ledger/hidden.ts). The body is kept until the ledger's next write: with ten thousand rows,
+ * building it is most of the answer's cost, and between writes it cannot change.
+ * @module
+ */
+import { sessionViews } from "../../lib/ledger/mod.ts";
+import type { Route, ServerContext } from "../../lib/server/router.ts";
+
+const cache = new WeakMap<ServerContext, Map<boolean, { version: number; body: string }>>();
+
+/** The list's JSON body, built anew only after the ledger changed. */
+export function sessionsBody(ctx: ServerContext, all: boolean): string {
+  let perServer = cache.get(ctx);
+  if (!perServer) cache.set(ctx, perServer = new Map());
+  const version = ctx.ledger.version();
+  const hit = perServer.get(all);
+  if (hit && hit.version === version) return hit.body;
+  const body = JSON.stringify({ sessions: sessionViews(ctx.ledger, { all }) });
+  perServer.set(all, { version, body });
+  return body;
+}
+
+/** The sessions route. */
+export const sessionsRoutes: Route[] = [{
+  method: "GET",
+  pattern: "/api/sessions",
+  handle(req, ctx) {
+    const all = new URL(req.url).searchParams.get("all") === "1";
+    return new Response(sessionsBody(ctx, all), {
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+    });
+  },
+}];
