@@ -1,0 +1,313 @@
+/**
+ * The history import's speed against the physical limit and against ccusage, on a generated corpus
+ * (`bench/corpus.ts`) in a temporary folder, in one run:
+ *
+ * - raw read: every corpus byte read in 1 MiB chunks by a Deno process doing nothing else (the limit);
+ * - asm cold import: `importOnce` into an empty ledger (ledger rows and every derived fact);
+ * - asm unchanged re-import: `importOnce` again in a new process, nothing changed;
+ * - ccusage (`ccusage@20.0.24`, its native linux-x64 reader) `claude daily --json --offline` on the Claude part.
+ *
+ * Each asm measure runs in its own `deno run` process, timed inside it (module loading is not the import), and
+ * reports its peak RSS (VmHWM). All reads are from the page cache: the corpus was just written.
+ * Run as main (`./asm bench import [--bytes N] [--sessions N] [--seed N]`) it prints one JSON line.
+ * @module
+ */
+import { join } from "node:path";
+import { type Corpus, type CorpusAgent, writeCorpus } from "./corpus.ts";
+
+/** Options of {@linkcode benchImport}. */
+export interface ImportBenchOptions {
+  /** corpus size in bytes (default 1e9) */
+  bytes?: number;
+  /** sessions in the corpus (default 5,000) */
+  sessions?: number;
+  /** corpus seed (default 1) */
+  seed?: number;
+  /** the ccusage program (default: the native reader under .tools/bench, installed with npm when missing) */
+  ccusage?: string;
+}
+
+/** The figures of one bench run. Throughputs are corpus MB (1e6 bytes) per second. */
+export interface ImportBench {
+  corpus_mb: number;
+  claude_mb: number;
+  files: number;
+  /** sessions written per agent */
+  sessions: Record<CorpusAgent, number>;
+  /** session rows the cold import made per agent (sub-agents and all hidden rows included) */
+  imported: Record<string, number>;
+  corpus_ms: number;
+  raw_read_ms: number;
+  raw_read_mb_s: number;
+  import_ms: number;
+  import_mb_s: number;
+  /** the deep-search index build, once the import has one (null: not built yet) */
+  fts_ms: number | null;
+  reimport_ms: number;
+  ccusage_ms: number;
+  /** Claude MB per second of ccusage */
+  ccusage_mb_s: number;
+  /** import_mb_s / raw_read_mb_s */
+  vs_raw_read: number;
+  /** import_mb_s / ccusage_mb_s */
+  vs_ccusage: number;
+  /** the highest VmHWM of the two import processes, MB */
+  peak_rss_mb: number;
+  reimport_rss_mb: number;
+}
+
+const DENO = Deno.execPath();
+const SELF = new URL(import.meta.url).pathname;
+const REPO = new URL("..", import.meta.url).pathname;
+const CCUSAGE_VERSION = "20.0.24";
+const CCUSAGE_DIR = join(REPO, ".tools", "bench");
+const CCUSAGE_NATIVE = join(CCUSAGE_DIR, "node_modules", "@ccusage", "ccusage-linux-x64", "bin", "ccusage");
+
+/** What a child process reports on its stdout, as one JSON line. */
+interface ChildReport {
+  ms: number;
+  rss_mb: number;
+  bytes: number;
+  imported?: Record<string, number>;
+  files_unchanged?: number;
+  files_read?: number;
+  problems?: number;
+}
+
+function round(n: number, places = 1): number {
+  const f = 10 ** places;
+  return Math.round(n * f) / f;
+}
+
+function mbPerS(bytes: number, ms: number): number {
+  return bytes / 1e6 / (ms / 1000);
+}
+
+/** Peak resident set of this process, MB (VmHWM in /proc/self/status). */
+function peakRssMb(): number {
+  const kb = Deno.readTextFileSync("/proc/self/status").match(/^VmHWM:\s+(\d+) kB/m)?.[1];
+  return kb ? Number(kb) / 1024 : NaN;
+}
+
+/** Runs this file as a child in one mode and returns its one JSON line. */
+async function child(mode: string, corpus: Corpus, asmHome: string): Promise<ChildReport> {
+  const out = await new Deno.Command(DENO, {
+    args: ["run", "-A", "--no-prompt", SELF, mode, corpus.root, asmHome],
+    // the agents' homes are the corpus: nothing may read the real ones
+    env: { ...corpus.env, ASM_HOME: asmHome },
+    cwd: REPO,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success) {
+    throw new Error(`the ${mode} process failed: ${new TextDecoder().decode(out.stderr).slice(-2000)}`);
+  }
+  return JSON.parse(text.split("\n").pop() ?? "");
+}
+
+/** The native ccusage reader, installed into .tools/bench with npm when it is not there yet. */
+async function ccusageProgram(): Promise<string> {
+  try {
+    Deno.statSync(CCUSAGE_NATIVE);
+    return CCUSAGE_NATIVE;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  const out = await new Deno.Command("npm", {
+    args: [
+      "install",
+      "--prefix",
+      CCUSAGE_DIR,
+      `ccusage@${CCUSAGE_VERSION}`,
+      `@ccusage/ccusage-linux-x64@${CCUSAGE_VERSION}`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `npm could not install ccusage@${CCUSAGE_VERSION}: ${new TextDecoder().decode(out.stderr).slice(-500)}`,
+    );
+  }
+  return CCUSAGE_NATIVE;
+}
+
+/** Times ccusage's full daily report on the corpus's Claude folder; throws unless it reported the corpus's days. */
+async function timeCcusage(program: string, corpus: Corpus): Promise<number> {
+  const t0 = performance.now();
+  const out = await new Deno.Command(program, {
+    args: ["claude", "daily", "--json", "--offline"],
+    clearEnv: true,
+    env: {
+      HOME: corpus.env.HOME,
+      CLAUDE_CONFIG_DIR: corpus.claudeDir,
+      PATH: "/usr/bin:/bin",
+      NO_COLOR: "1",
+      // loopback only: a pricing fetch, if it tried one, fails at once instead of leaving the machine
+      HTTP_PROXY: "http://127.0.0.1:9",
+      HTTPS_PROXY: "http://127.0.0.1:9",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const ms = performance.now() - t0;
+  const text = new TextDecoder().decode(out.stdout);
+  if (!out.success) throw new Error(`ccusage failed: ${new TextDecoder().decode(out.stderr).slice(-1000)}`);
+  const report = JSON.parse(text) as { daily?: unknown[] };
+  if (!Array.isArray(report.daily) || report.daily.length === 0) {
+    throw new Error(`ccusage found no Claude usage in the corpus: ${text.slice(0, 300)}`);
+  }
+  return ms;
+}
+
+/** Builds a corpus in a temporary folder, measures, removes the folder, and returns the figures. */
+export async function benchImport(options: ImportBenchOptions = {}): Promise<ImportBench> {
+  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-bench-import-" }));
+  try {
+    const ccusage = options.ccusage ?? await ccusageProgram();
+    const c0 = performance.now();
+    const corpus = writeCorpus({
+      root,
+      bytes: options.bytes,
+      sessions: options.sessions,
+      seed: options.seed,
+    });
+    const corpusMs = performance.now() - c0;
+    const asmHome = join(root, "asm");
+    Deno.mkdirSync(asmHome);
+
+    const raw = await child("--raw-read", corpus, asmHome);
+    if (raw.bytes !== corpus.totalBytes) {
+      throw new Error(`the raw read saw ${raw.bytes} bytes of ${corpus.totalBytes}`);
+    }
+    const cold = await child("--import", corpus, asmHome);
+    const again = await child("--import", corpus, asmHome);
+    if (again.files_read !== 0) throw new Error(`the unchanged re-import read ${again.files_read} files`);
+    const ccusageMs = await timeCcusage(ccusage, corpus);
+
+    const importMbS = mbPerS(corpus.totalBytes, cold.ms);
+    const rawMbS = mbPerS(corpus.totalBytes, raw.ms);
+    const ccusageMbS = mbPerS(corpus.bytes.claude, ccusageMs);
+    return {
+      corpus_mb: round(corpus.totalBytes / 1e6),
+      claude_mb: round(corpus.bytes.claude / 1e6),
+      files: corpus.files,
+      sessions: corpus.sessions,
+      imported: cold.imported ?? {},
+      corpus_ms: Math.round(corpusMs),
+      raw_read_ms: round(raw.ms),
+      raw_read_mb_s: round(rawMbS),
+      import_ms: round(cold.ms),
+      import_mb_s: round(importMbS),
+      fts_ms: null,
+      reimport_ms: round(again.ms),
+      ccusage_ms: round(ccusageMs),
+      ccusage_mb_s: round(ccusageMbS),
+      vs_raw_read: round(importMbS / rawMbS, 3),
+      vs_ccusage: round(importMbS / ccusageMbS, 3),
+      peak_rss_mb: round(Math.max(cold.rss_mb, again.rss_mb)),
+      reimport_rss_mb: round(again.rss_mb),
+    };
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+// ---- the child processes ----
+
+function filesUnder(dir: string, out: string[]): string[] {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return out;
+    throw err;
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory) filesUnder(path, out);
+    else if (e.isFile && e.name.endsWith(".jsonl")) out.push(path);
+  }
+  return out;
+}
+
+/** Reads every transcript byte under the homes in 1 MiB chunks: the walk and the reads, nothing else. */
+function rawRead(root: string): ChildReport {
+  const t0 = performance.now();
+  const buf = new Uint8Array(1 << 20);
+  let bytes = 0;
+  for (const path of filesUnder(join(root, "home"), [])) {
+    const file = Deno.openSync(path);
+    try {
+      for (let n = file.readSync(buf); n !== null; n = file.readSync(buf)) bytes += n;
+    } finally {
+      file.close();
+    }
+  }
+  return { ms: performance.now() - t0, rss_mb: peakRssMb(), bytes };
+}
+
+/** One import into the ledger under `asmHome`, the way `./asm import` runs it (no server, no progress line). */
+async function importChild(asmHome: string): Promise<ChildReport> {
+  const { Ledger } = await import("../lib/ledger/mod.ts");
+  const { loadAgents } = await import("../lib/agents/registry.ts");
+  const { importOnce } = await import("../lib/history/import.ts");
+  const { harnessRootsOf } = await import("../lib/history/server.ts");
+  const env = Deno.env.toObject();
+  const roots = harnessRootsOf(asmHome);
+  const ledger = Ledger.open(join(asmHome, "ledger.sqlite"), { harnessRoots: roots });
+  try {
+    const t0 = performance.now();
+    const report = await importOnce({
+      ledger,
+      agents: loadAgents({ asmHome, env }),
+      env,
+      asmHome,
+      harnessRoots: roots,
+      log: () => {},
+    });
+    const ms = performance.now() - t0;
+    const imported: Record<string, number> = {};
+    for (const row of ledger.query("SELECT agent, count(*) AS n FROM sessions GROUP BY agent")) {
+      imported[String(row.agent)] = Number(row.n);
+    }
+    return {
+      ms,
+      rss_mb: peakRssMb(),
+      bytes: report.bytes_read,
+      imported,
+      files_unchanged: report.files_unchanged,
+      files_read: report.files_read,
+      problems: report.problems,
+    };
+  } finally {
+    ledger.close();
+  }
+}
+
+function numberOption(args: string[], name: string): number | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const n = Number(args[i + 1]);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number`);
+  return n;
+}
+
+/** `./asm bench import` (and the child modes): prints one JSON line. */
+export async function benchImportCli(args: string[]): Promise<number> {
+  const figures = await benchImport({
+    bytes: numberOption(args, "--bytes"),
+    sessions: numberOption(args, "--sessions"),
+    seed: numberOption(args, "--seed"),
+  });
+  console.log(JSON.stringify(figures));
+  return 0;
+}
+
+if (import.meta.main) {
+  const [mode, root, asmHome] = Deno.args;
+  if (mode === "--raw-read") console.log(JSON.stringify(rawRead(root)));
+  else if (mode === "--import") console.log(JSON.stringify(await importChild(asmHome)));
+  else Deno.exit(await benchImportCli(Deno.args));
+}
