@@ -20,11 +20,16 @@ const HELP = `asm: the AI Session Manager
 
   ./asm serve [--port 7777] [--testing]   run the server on 127.0.0.1
   ./asm test                               install what is missing, run every test, print "N passed, N failed"
-  ./asm verify gate0|gate1-hook            run one gate and print each check
+  ./asm verify gate0|gate1-hook|gate1-live|gate2   run one gate and print each check
   ./asm install [--agent NAME]... [--no-canary]   add asm's hook to the agents' own hook configs
   ./asm uninstall [--agent NAME]...        restore the agents' hook configs
   ./asm drain                              drain the inbox once (refuses while a server runs)
+  ./asm launch|end|resume|continue|send|focus ...   act on sessions through the running server
+                                           (./asm help actions for the arguments)
+  ./asm import                             import every transcript (a running server is asked to do it)
+  ./asm sessions [--json] [--all]          list the sessions (--all: the hidden ones too)
   ./asm bench hook                         benchmark the hook; prints one JSON line
+  ./asm bench import [--bytes N] [--sessions N]   benchmark the import on a generated corpus; one JSON line
 
 Data folder: $ASM_HOME (default ~/.asm).`;
 
@@ -128,9 +133,30 @@ async function main(argv: string[]): Promise<number> {
         canary: !flag(args, "--no-canary"),
       });
     }
+    case "import": {
+      const { importCli } = await import("./lib/history/cli.ts");
+      return await importCli();
+    }
+    case "sessions": {
+      const { sessionsCli } = await import("./lib/history/cli.ts");
+      return sessionsCli({ json: flag(args, "--json"), all: flag(args, "--all") });
+    }
+    case "launch":
+    case "end":
+    case "resume":
+    case "continue":
+    case "send":
+    case "focus": {
+      const { actionCli } = await import("./lib/launch/cli.ts");
+      return await actionCli(command, args);
+    }
     case "bench": {
       const which = args.shift();
-      if (which !== "hook") throw new UsageError(`unknown benchmark "${which ?? ""}"; known: hook`);
+      if (which === "import") {
+        const { benchImportCli } = await import("./bench/import.ts");
+        return await benchImportCli(args);
+      }
+      if (which !== "hook") throw new UsageError(`unknown benchmark "${which ?? ""}"; known: hook, import`);
       const { benchHook } = await import("./bench/hook.ts");
       console.log(JSON.stringify(await benchHook()));
       return 0;
@@ -138,6 +164,11 @@ async function main(argv: string[]): Promise<number> {
     case "help":
     case "--help":
     case "-h":
+      if (args[0] === "actions") {
+        const { ACTION_USAGE } = await import("./lib/launch/cli.ts");
+        console.log(ACTION_USAGE);
+        return 0;
+      }
       console.log(HELP);
       return 0;
     default:

@@ -6,13 +6,17 @@
  */
 import { type ComponentType, h, hydrate, options } from "preact";
 import { SessionsTable } from "./sessions_table.tsx";
+import { Actions } from "./actions.tsx";
+import { TopBar, wireGlanceJumps } from "./top_bar.tsx";
+import { startUsagePoll, UsageRow } from "./usage_row.tsx";
+import { Launches } from "./launches.tsx";
 import { startLivePoll } from "./live_poll.ts";
 
 /** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
 const counter = globalThis as unknown as { __asmRenders: number };
 
 // deno-lint-ignore no-explicit-any
-const REGISTRY: Record<string, ComponentType<any>> = { SessionsTable };
+const REGISTRY: Record<string, ComponentType<any>> = { SessionsTable, Actions, TopBar, UsageRow, Launches };
 
 counter.__asmRenders = 0;
 let counting = false;
@@ -34,4 +38,7 @@ for (const root of document.querySelectorAll<HTMLElement>("[data-island]")) {
   hydrate(h(component, JSON.parse(script.textContent ?? "{}")), root);
 }
 counting = true;
+const usageProps = document.querySelector('script[data-island-props="UsageRow"]');
+if (usageProps) startUsagePoll(JSON.parse(usageProps.textContent ?? "{}").readings ?? null);
+wireGlanceJumps();
 startLivePoll(Number(document.body.dataset.pollMs) || 5000);

@@ -4,20 +4,24 @@
  * or a changed name, re-fetches the rows and re-sorts the table (the one allowed render).
  * @module
  */
-import { type SessionFacts, sessionView } from "../lib/ui/session_view.ts";
 import { activityText, ageText, contextText, statusWord } from "../lib/ui/words.ts";
 import { setCell } from "./live_store.ts";
-import { renderedRows, resort } from "./sessions_table.tsx";
+import { fetchAllRows, renderedRows } from "./sessions_table.tsx";
+import { updateGlance } from "./top_bar.tsx";
+import { updateLaunches } from "./launches.tsx";
+import type { PendingLaunchView } from "../lib/liveness/live_payload.ts";
 
 /** One session in the live payload. */
 interface LiveSession {
   asm_id: string;
+  agent: string;
   status: string;
   end_reason?: string | null;
   name?: string | null;
-  activity?: string | null;
-  activity_reason?: string | null;
-  context_tokens?: number | null;
+  /** the word a person reads (the API keeps the stored key in `activity`) */
+  activity_word: string | null;
+  activity_reason: string | null;
+  context_tokens: number | null;
 }
 
 let lastRevision: number | null = null;
@@ -26,17 +30,16 @@ function liveSet(ids: Iterable<string>): string {
   return [...ids].sort().join(",");
 }
 
-async function refetchRows(): Promise<void> {
-  const res = await fetch(`/api/sessions${location.search}`, { cache: "no-store" });
-  if (!res.ok) return;
-  const body = await res.json() as { sessions: SessionFacts[] };
-  resort(body.sessions.map((row) => sessionView(row)));
-}
-
 async function tick(): Promise<void> {
-  const res = await fetch("/api/live", { cache: "no-store" });
+  const all = new URLSearchParams(location.search).get("all") === "1" ? "?all=1" : "";
+  const res = await fetch(`/api/live${all}`, { cache: "no-store" });
   if (!res.ok) return;
-  const live = await res.json() as { revision: number; sessions: LiveSession[] };
+  const live = await res.json() as {
+    revision: number;
+    sessions: LiveSession[];
+    launches?: PendingLaunchView[];
+  };
+  updateLaunches(live.launches ?? []);
   const rows = renderedRows();
   const shown = new Map(rows.map((r) => [r.id, r]));
   const nowLive = live.sessions.filter((s) => s.status === "live" || s.status === "starting").map((s) =>
@@ -47,16 +50,26 @@ async function tick(): Promise<void> {
     s.name && shown.has(s.asm_id) && shown.get(s.asm_id)!.title !== s.name
   );
   if (liveSet(nowLive) !== liveSet(wasLive) || renamed) {
-    await refetchRows();
+    await fetchAllRows();
   } else if (live.revision !== lastRevision) {
     for (const s of live.sessions) {
       if (!shown.has(s.asm_id)) continue;
       setCell("status", s.asm_id, statusWord(s.status, s.end_reason ?? null).word);
-      setCell("activity", s.asm_id, activityText(s.activity, s.activity_reason));
+      setCell("activity", s.asm_id, activityText(s.activity_word, s.activity_reason));
       setCell("context", s.asm_id, contextText(s.context_tokens));
     }
   }
   lastRevision = live.revision;
+  const byId = new Map(renderedRows().map((r) => [r.id, r]));
+  updateGlance(live.sessions.map((s) => ({
+    asm_id: s.asm_id,
+    agent: s.agent,
+    title: byId.get(s.asm_id)?.title ?? s.name ?? s.asm_id.slice(0, 8),
+    project: byId.get(s.asm_id)?.project ?? "",
+    status: s.status,
+    activity: s.activity_word,
+    activity_reason: s.activity_reason,
+  })));
   const now = Date.now();
   for (const r of renderedRows()) setCell("seen", r.id, ageText(r.lastSeen, now));
 }

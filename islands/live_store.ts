@@ -7,21 +7,26 @@ import { type Signal, signal } from "@preact/signals";
 
 const cells = new Map<string, Signal<string>>();
 
-/** The signal of one cell, created with its first value. */
-export function cell(field: string, id: string, initial: string): Signal<string> {
+/**
+ * The signal of one cell, holding `value`: a row rendered again (after a re-sort) brings its current value, which
+ * must win over whatever the cell held before.
+ */
+export function cell(field: string, id: string, value: string): Signal<string> {
   const key = `${field}\u0000${id}`;
   let s = cells.get(key);
   if (!s) {
-    s = signal(initial);
+    s = signal(value);
     cells.set(key, s);
+  } else if (s.peek() !== value) {
+    s.value = value;
   }
   return s;
 }
 
 /** Writes a cell; returns true when the value changed. */
 export function setCell(field: string, id: string, value: string): boolean {
-  const s = cell(field, id, value);
-  if (s.peek() === value) return false;
-  s.value = value;
+  const s = cells.get(`${field}\u0000${id}`);
+  if (s?.peek() === value) return false;
+  cell(field, id, value);
   return true;
 }

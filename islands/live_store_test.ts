@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { effect } from "@preact/signals";
 import { cell, setCell } from "./live_store.ts";
 
-Deno.test("a cell is one signal per field and id, and writing the same value notifies nobody", () => {
+Deno.test("a cell is one signal per field and id, takes a row's new value, and the same value notifies nobody", () => {
   const s = cell("activity", "id-1", "Idle");
-  assert.equal(cell("activity", "id-1", "ignored"), s, "the first value stays; the same signal comes back");
+  assert.equal(cell("activity", "id-1", "Idle"), s, "the same signal comes back");
   let runs = 0;
   const stop = effect(() => {
     s.value;
@@ -16,5 +16,8 @@ Deno.test("a cell is one signal per field and id, and writing the same value not
   assert.equal(runs, 2);
   assert.equal(s.value, "Working");
   assert.notEqual(cell("status", "id-1", "LIVE"), s);
+  // a row rendered again brings its current value: the cell takes it
+  assert.equal(cell("activity", "id-1", "Idle").value, "Idle");
+  assert.equal(runs, 3);
   stop();
 });

@@ -1,42 +1,118 @@
+/// <reference lib="dom" />
 /**
  * The Sessions table island. Its rows render once; after that the poll writes into cells (signals), and the
- * table renders again only when the order must change: a name changed, or the set of live sessions changed.
+ * table renders again only when the order must change (a name changed, or the set of live sessions changed) or
+ * when the person filters, sorts or asks for more rows. The server sends the first page only: ten thousand rows
+ * are for search and filters, not for scrolling, and hydrating them all would cost seconds.
  * @module
  */
 import { signal } from "@preact/signals";
-import type { SessionView } from "../lib/ui/session_view.ts";
-import { sortViews } from "../lib/ui/session_view.ts";
+import {
+  type SessionFacts,
+  type SessionView,
+  sessionView,
+  sortViews,
+  withActivity,
+} from "../lib/ui/session_view.ts";
 import { cell } from "./live_store.ts";
+import { RowActions } from "./actions.tsx";
+
+/** Rows per page: the first page comes with the HTML, "Show more" adds a page. */
+export const PAGE = 200;
 
 /** Props of the table. */
 export interface SessionsTableProps extends Record<string, unknown> {
+  /** the first page, already sorted */
   rows: SessionView[];
+  /** how many rows the list has in all */
+  total: number;
+  /** true when hidden rows are included (`?all=1`) */
+  all: boolean;
 }
 
-/** The rows the table shows, in order; replaced (and so re-rendered) only by `resort`. */
-const current = signal<SessionView[] | null>(null);
+/** How the person filters and sorts. */
+export interface TableView {
+  agent: string;
+  status: "" | "live" | "ended";
+  project: string;
+  sort: "" | "title" | "project" | "turns" | "seen";
+}
 
-/** Replaces the rows and re-sorts: the one deliberate re-render. */
+/** Every row known (null until something needed them all), in the default order. */
+const known = signal<SessionView[] | null>(null);
+/** How many rows are shown. */
+const limit = signal(PAGE);
+const view = signal<TableView>({ agent: "", status: "", project: "", sort: "" });
+/** The rows of the first render (the server's page), before anything replaced them. */
+let first: SessionView[] = [];
+let total = 0;
+let includeHidden = false;
+
+/** Replaces the rows (a fresh fetch) and re-sorts: the deliberate re-render the poll may cause. */
 export function resort(rows: SessionView[]): void {
-  current.value = sortViews(rows);
+  known.value = sortViews(rows);
+  total = rows.length;
 }
 
-/** The rows as last rendered. */
+/** The rows known to the page, in the default order. */
 export function renderedRows(): SessionView[] {
-  return current.peek() ?? [];
+  return known.peek() ?? first;
+}
+
+/** Fetches every row of the list (once a filter, a sort or "Show more" needs more than the first page). */
+export async function fetchAllRows(): Promise<void> {
+  const q = includeHidden ? "?all=1" : "";
+  const [sessions, live] = await Promise.all([
+    fetch(`/api/sessions${q}`, { cache: "no-store" }).then((r) => r.json()),
+    fetch(`/api/live${q}`, { cache: "no-store" }).then((r) => r.json()),
+  ]) as [
+    { sessions: SessionFacts[] },
+    { sessions: { asm_id: string; activity_word: string | null; activity_reason: string | null }[] },
+  ];
+  const now = Date.now();
+  resort(withActivity(sessions.sessions, live.sessions).map((row) => sessionView(row, now)));
+}
+
+async function needAll(): Promise<void> {
+  if (known.peek() === null && total > first.length) await fetchAllRows();
+}
+
+/** Pure: the rows a view shows, before the limit. */
+export function applyView(rows: SessionView[], v: TableView): SessionView[] {
+  const project = v.project.trim().toLowerCase();
+  const out = rows.filter((r) =>
+    (!v.agent || r.agent === v.agent) &&
+    (!v.status || (v.status === "live") === r.live) &&
+    (!project || r.project.toLowerCase().includes(project))
+  );
+  const by: Record<TableView["sort"], ((a: SessionView, b: SessionView) => number) | null> = {
+    "": null,
+    title: (a, b) => a.title.localeCompare(b.title),
+    project: (a, b) => a.project.localeCompare(b.project) || a.title.localeCompare(b.title),
+    turns: (a, b) => (Number(b.turns) || 0) - (Number(a.turns) || 0),
+    seen: (a, b) => (b.lastSeen ?? "").localeCompare(a.lastSeen ?? ""),
+  };
+  const cmp = by[v.sort];
+  return cmp ? [...out].sort((a, b) => cmp(a, b) || a.id.localeCompare(b.id)) : out;
 }
 
 function Row({ v }: { v: SessionView }) {
   return (
-    <tr data-row-for={v.id} class={v.hiddenReason ? "hidden-row" : undefined}>
+    <tr id={`row-${v.id}`} data-row-for={v.id} class={v.hiddenReason ? "hidden-row" : undefined}>
       <td>
         <span class={`chip chip-${v.agent}`}>{v.agent}</span>
       </td>
       <td class="title" data-title-for={v.id} title={cell("title", v.id, v.title)}>
-        {cell("title", v.id, v.title)}
+        <a href={`/sessions/${v.id}`}>{cell("title", v.id, v.title)}</a>
       </td>
       <td class="project" title={v.project}>{v.project}</td>
-      <td class="status" data-status-for={v.id} title={v.statusTip}>{cell("status", v.id, v.statusWord)}</td>
+      <td
+        class="status"
+        data-status-for={v.id}
+        title={v.hiddenReason ? `${v.statusTip}; hidden: ${v.hiddenReason}` : v.statusTip}
+      >
+        {cell("status", v.id, v.statusWord)}
+      </td>
       <td class="activity" data-activity-for={v.id} title={cell("activity", v.id, v.activity)}>
         {cell("activity", v.id, v.activity)}
       </td>
@@ -44,42 +120,118 @@ function Row({ v }: { v: SessionView }) {
       <td data-closeout-for={v.id}>{v.closeout}</td>
       <td class="num">{v.turns}</td>
       <td class="age" data-seen-for={v.id} data-seen={v.lastSeen ?? ""}>{cell("seen", v.id, v.seen)}</td>
+      <td class="acts">
+        <RowActions id={v.id} agent={v.agent} title={v.title} live={v.live} />
+      </td>
     </tr>
   );
 }
 
-/** The table. */
-export function SessionsTable({ rows }: SessionsTableProps) {
-  const shown = current.value ?? sortViews(rows);
+function setView(patch: Partial<TableView>): void {
+  needAll().then(() => (view.value = { ...view.peek(), ...patch }));
+}
+
+function SortHeader({ label, sort, num }: { label: string; sort: TableView["sort"]; num?: boolean }) {
+  const active = view.value.sort === sort;
   return (
-    <table class="sessions">
-      <colgroup>
-        <col class="agent" />
-        <col class="title" />
-        <col class="project" />
-        <col class="status" />
-        <col class="activity" />
-        <col class="context" />
-        <col class="closeout" />
-        <col class="turns" />
-        <col class="seen" />
-      </colgroup>
-      <thead>
-        <tr>
-          <th>Agent</th>
-          <th>Title</th>
-          <th>Project</th>
-          <th>Status</th>
-          <th>Activity</th>
-          <th class="num">Context</th>
-          <th>Closeout</th>
-          <th class="num">Turns</th>
-          <th>Last seen</th>
-        </tr>
-      </thead>
-      <tbody>
-        {shown.map((v) => <Row key={v.id} v={v} />)}
-      </tbody>
-    </table>
+    <th class={num ? "num" : undefined} aria-sort={active ? "descending" : undefined}>
+      <button type="button" class="th" onClick={() => setView({ sort: active ? "" : sort })}>
+        {label}
+        {active ? " ▾" : ""}
+      </button>
+    </th>
+  );
+}
+
+/** The filters, the table and "Show more". */
+export function SessionsTable({ rows, total: count, all }: SessionsTableProps) {
+  if (known.peek() === null) {
+    first = rows;
+    total = count;
+    includeHidden = all;
+  }
+  const v = view.value;
+  const filtered = applyView(known.value ?? first, v);
+  const shown = filtered.slice(0, limit.value);
+  const agents = [...new Set((known.value ?? first).map((r) => r.agent))].sort();
+  const more = (known.value ? filtered.length : total) - shown.length;
+  return (
+    <>
+      <div class="filters">
+        <select
+          aria-label="Agent"
+          value={v.agent}
+          onChange={(e) => setView({ agent: e.currentTarget.value })}
+        >
+          <option value="">every agent</option>
+          {agents.map((a) => <option key={a} value={a}>{a}</option>)}
+        </select>
+        <select
+          aria-label="Status"
+          value={v.status}
+          onChange={(e) => setView({ status: e.currentTarget.value as TableView["status"] })}
+        >
+          <option value="">any status</option>
+          <option value="live">live</option>
+          <option value="ended">ended</option>
+        </select>
+        <input
+          aria-label="Project"
+          placeholder="project"
+          value={v.project}
+          onInput={(e) => setView({ project: e.currentTarget.value })}
+        />
+        <a href={all ? "/" : "/?all=1"}>{all ? "hide hidden rows" : "show hidden rows"}</a>
+        <span class="count">{known.value ? filtered.length : total} sessions</span>
+      </div>
+      <table class="sessions">
+        <colgroup>
+          <col class="agent" />
+          <col class="title" />
+          <col class="project" />
+          <col class="status" />
+          <col class="activity" />
+          <col class="context" />
+          <col class="closeout" />
+          <col class="turns" />
+          <col class="seen" />
+          <col class="acts" />
+        </colgroup>
+        <thead>
+          <tr>
+            <th>Agent</th>
+            <SortHeader label="Title" sort="title" />
+            <SortHeader label="Project" sort="project" />
+            <th>Status</th>
+            <th>Activity</th>
+            <th class="num">Context</th>
+            <th>Closeout</th>
+            <SortHeader label="Turns" sort="turns" num />
+            <SortHeader label="Last seen" sort="seen" />
+            <th>Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((r) => <Row key={r.id} v={r} />)}
+        </tbody>
+      </table>
+      {shown.length === 0 && (
+        <p class="empty">
+          {total === 0
+            ? "No sessions yet. They appear here as soon as an agent with asm's hook starts (./asm install), or " +
+              "after the import has read the agents' history."
+            : "No session matches these filters."}
+        </p>
+      )}
+      {more > 0 && (
+        <button
+          type="button"
+          class="more"
+          onClick={() => needAll().then(() => (limit.value = limit.peek() + PAGE))}
+        >
+          Show {Math.min(more, PAGE)} more of {more}
+        </button>
+      )}
+    </>
   );
 }

@@ -4,12 +4,34 @@
  */
 import type { Route } from "../lib/server/router.ts";
 import { healthRoutes } from "./api/health.ts";
+import { actionRoutes } from "./api/actions.ts";
+import { liveRoutes } from "./api/live.ts";
+import { heatmapRoutes } from "./api/heatmap.ts";
+import { importRoutes } from "./api/import.ts";
+import { projectsRoutes } from "./api/projects.ts";
+import { sessionsRoutes } from "./api/sessions.ts";
+import { usageRoutes } from "./api/usage.ts";
+import { searchRoutes } from "./api/search.ts";
 import { sessionsPageRoutes } from "./pages/sessions.tsx";
+import { panelRoutes } from "./pages/panels.tsx";
+import { sessionDetailPageRoutes } from "./pages/session_detail.tsx";
+import { sessionDetailRoutes } from "./api/session_detail.ts";
 import { staticRoutes } from "./static.ts";
 
 /** The routes, matched in order. */
 export const ROUTES: readonly Route[] = [
   ...healthRoutes,
+  ...actionRoutes,
+  ...liveRoutes,
+  ...importRoutes,
+  ...sessionsRoutes,
+  ...sessionDetailRoutes,
+  ...projectsRoutes,
+  ...heatmapRoutes,
+  ...usageRoutes,
+  ...searchRoutes,
   ...sessionsPageRoutes,
+  ...panelRoutes,
+  ...sessionDetailPageRoutes,
   ...staticRoutes,
 ];

@@ -7,6 +7,8 @@ import { type Check, runChecks } from "./gate.ts";
 const GATES: Record<string, () => Promise<Check[]>> = {
   "gate0": async () => (await import("./gate0.ts")).gate0Checks(),
   "gate1-hook": async () => (await import("./gate1_hook.ts")).gate1HookChecks(),
+  "gate1-live": async () => (await import("./gate1_live.ts")).gate1LiveChecks(),
+  "gate2": async () => (await import("./gate2.ts")).gate2Checks(),
 };
 
 /** `./asm verify <gate>`: runs the gate, prints one line per check, returns the exit code. */

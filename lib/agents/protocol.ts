@@ -4,8 +4,12 @@
  * @module
  */
 import type { Env } from "../config/paths.ts";
+import type { ProcInfo, ProcSource } from "../procs/mod.ts";
+import type { TranscriptCapability } from "./transcript_types.ts";
+import type { UsageSource } from "../usage/reading.ts";
 
 export type { Env };
+export type * from "./transcript_types.ts";
 
 /** One agent, as `lib/agents/agents.toml` (and `$ASM_HOME/agents.toml`) describe it. */
 export interface AgentConfig {
@@ -45,6 +49,25 @@ export interface AgentConfig {
   one_shot: string[];
   /** The agent's documented flag to run untrusted hooks, for tests on scratch homes only; "" when none. */
   trust_bypass: string;
+  /** Minutes a session asm saw working may go without new evidence or a turn end before it needs attention. */
+  stalled_minutes: number;
+  /** The skill whose harness-recorded run closes a session out; "" when none (closeout is then null). */
+  closeout_skill: string;
+  /** The argv of a one-shot turn in an existing session `{session_id}` (as one_shot); empty when none. */
+  one_shot_resume: string[];
+  /** The argv of an interactive session asm launches (`{trust_bypass}` as in one_shot); continue-with too. */
+  launch_argv: string[];
+  /** The argv that reopens the agent's own session `{session_id}`; empty when asm cannot resume it. */
+  resume_argv: string[];
+  /** Added only when a model is asked for (`{model}`); no model, or "", withholds the flag. */
+  model_argv: string[];
+  /** Added only when there is a prompt; the shim appends it, as one argument, to the element ending in `{prompt}`. */
+  prompt_argv: string[];
+  /**
+   * The base URL of the agent's plan-usage endpoint; "" = the real one. For tests only (a loopback fake): https,
+   * or http to 127.0.0.1, is accepted. Set in `$ASM_HOME/agents.toml`, never through an environment variable.
+   */
+  usage_base_url: string;
 }
 
 /**
@@ -144,6 +167,96 @@ export interface OfflineSetup {
   prepare(options: { home: string; fakeUrl: string; trustFolders?: string[] }): Record<string, string>;
 }
 
+/** What a live session is doing, in asm's terms, before it becomes a word on the page. */
+export type ActivityState = "working" | "waiting" | "idle" | "shell" | "starting";
+
+/** What an agent's own running-session record says a session is doing. */
+export interface ActivityReading {
+  /** The state, or null when the agent wrote a value asm does not know (`raw` holds it). */
+  state: ActivityState | null;
+  /** The agent's own value as written (`busy`, `task_started`, ...), for the log and the tooltip. */
+  raw: string;
+  /** Why it waits (`permission`, `question`, `idle prompt`, or the agent's own words); null otherwise. */
+  reason: string | null;
+  /** When this evidence last changed, ISO-8601 UTC ms; null when the record does not say. */
+  at: string | null;
+}
+
+/** One running session from the agent's own records, verified against the process table. */
+export interface LiveInfo {
+  agentSessionId: string;
+  /** The process carrying it, whose start ticks matched the table. */
+  pid: number;
+  procStart: number;
+  /** Null when the agent keeps no activity record of its own (the hooks then speak for it). */
+  activity: ActivityReading | null;
+}
+
+/** A process the agent's own records fully account for, and the sessions they say it carries. */
+export interface LiveCarrier {
+  procStart: number;
+  sessionIds: ReadonlySet<string>;
+}
+
+/** What an agent's `live()` found in one poll. */
+export interface LiveReport {
+  /** Running sessions, by agent session id. */
+  sessions: Map<string, LiveInfo>;
+  /**
+   * Processes whose sessions the agent's records list completely, by pid: a run on such a process whose session
+   * is not listed is no longer in it (Claude after `/clear`, a Codex daemon that let the thread go).
+   */
+  carriers: Map<number, LiveCarrier>;
+}
+
+/** One session the ledger holds open, as `live()` is told about it. */
+export interface OpenSessionRef {
+  agentSessionId: string;
+  /** From the hooks, when they said. */
+  transcriptPath: string | null;
+  /** Its open runs. */
+  runs: { pid: number; procStart: number }[];
+}
+
+/** The process table of one poll: each pid read from /proc at most once (a Map satisfies it). */
+export interface ProcLookup {
+  get(pid: number): ProcInfo | undefined;
+}
+
+/** What `live()` is given: the facts of this poll, so it reads /proc no more than it must. */
+export interface LiveQuery {
+  agent: AgentConfig;
+  /** Where the agent's folders are (HOME, CODEX_HOME, GEMINI_CLI_HOME). */
+  env: Env;
+  /** The process table of this poll. */
+  procs: ProcLookup;
+  /** The sessions of this agent the ledger holds open. */
+  open: OpenSessionRef[];
+  /** /proc itself, for the few files beyond the table (`/proc/locks`); tests hand in a fake. */
+  proc: ProcSource;
+}
+
+/** What lib/launch needs to know of an agent beyond its agents.toml argv (`lib/agents/<adapter>/launch.ts`). */
+export interface LaunchCapability {
+  /**
+   * The fixed opening line a launch without a prompt sends: one cheap turn, so the window becomes an ordinary
+   * session at once. Written here, never taken from a request.
+   */
+  opener: string;
+  /**
+   * Why a session started in `folder` will first stop at the agent's own dialog (onboarding, folder trust), as
+   * a sentence naming what to answer in the window; null when it will not. asm never answers it for the user.
+   */
+  waitingReason?(folder: string, env: Env): string | null;
+  /** A sentence refusing END for this (proven) agent process, or null when asm may signal it. */
+  endRefusal?(proc: { pid: number; exe: string | null; argv: string[] }): string | null;
+  /**
+   * Adoption: the agent's own record of the one thread this running process holds (`startTicks` must match
+   * what the record says, where it says), or null when it holds none, or more than one.
+   */
+  threadOf?(proc: { pid: number; startTicks: number }, env: Env, source: ProcSource): string | null;
+}
+
 /**
  * One agent family's code, as the registry lists it (`lib/agents/<adapter>/mod.ts`). The rest of asm reaches an
  * agent only through this value and its AgentConfig. Optional parts are capabilities an adapter may not have.
@@ -155,4 +268,12 @@ export interface AgentAdapter {
   offline?: OfflineSetup;
   /** Events of sessions the ledger does not know yet that must not make a row. */
   orphanRule?: OrphanEventRule;
+  /** The agent's own running-session evidence, verified against the process table (the poll, every 5 s). */
+  live?: (query: LiveQuery) => LiveReport;
+  /** Finding and reading the agent's transcripts: the history import, the derived layer, search. */
+  transcripts?: TranscriptCapability;
+  /** Starting, ending and typing into the agent's interactive sessions (lib/launch asks). */
+  launch?: LaunchCapability;
+  /** The agent's real plan usage from its account endpoint (lib/usage asks); never estimated. */
+  usage?: UsageSource;
 }

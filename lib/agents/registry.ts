@@ -28,7 +28,7 @@ export class AgentsFileError extends Error {
   override name = "AgentsFileError";
 }
 
-type KeyKind = "string" | "strings" | "boolean" | "map" | "inject" | "adapter";
+type KeyKind = "string" | "strings" | "boolean" | "map" | "inject" | "adapter" | "minutes";
 
 const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   display: "string",
@@ -48,9 +48,31 @@ const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   command: "string",
   one_shot: "strings",
   trust_bypass: "string",
+  stalled_minutes: "minutes",
+  closeout_skill: "string",
+  one_shot_resume: "strings",
+  launch_argv: "strings",
+  resume_argv: "strings",
+  model_argv: "strings",
+  prompt_argv: "strings",
+  usage_base_url: "string",
 };
 /** Keys a table may leave out, with the value it then has. */
-const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = { notify_events: {}, trust_bypass: "" };
+const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = {
+  notify_events: {},
+  trust_bypass: "",
+  stalled_minutes: 5,
+  // no closeout skill known: closeout is null (nobody can say), never "open"
+  closeout_skill: "",
+  one_shot_resume: [],
+  // an agent without these can still be launched with its bare command; resume and models are then refused
+  launch_argv: [],
+  resume_argv: [],
+  model_argv: [],
+  prompt_argv: ["{prompt}"],
+  // the real endpoint; tests point it at a loopback fake through $ASM_HOME/agents.toml
+  usage_base_url: "",
+};
 /** The name goes unquoted into every hook command (`asm-hook <name>`) and into file names. */
 const AGENT_NAME = /^[a-z][a-z0-9_-]*$/;
 
@@ -69,6 +91,10 @@ function typeProblem(kind: KeyKind, value: unknown): string | null {
       return typeof value === "string" ? null : `must be a string, not ${describe(value)}`;
     case "boolean":
       return typeof value === "boolean" ? null : `must be true or false, not ${describe(value)}`;
+    case "minutes":
+      return typeof value === "number" && Number.isFinite(value) && value > 0
+        ? null
+        : `must be a number of minutes above 0, not ${describe(value)}`;
     case "strings":
       return Array.isArray(value) && value.every((v) => typeof v === "string")
         ? null

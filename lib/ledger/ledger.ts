@@ -4,7 +4,7 @@
  * result in one transaction per input.
  * @module
  */
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import type { HookEvent } from "./event.ts";
 import { HIDDEN_REASON_SQL, underHarnessRoot } from "./hidden.ts";
 import { asmIdOf } from "./identity.ts";
@@ -100,6 +100,8 @@ export class Ledger {
   #db: DatabaseSync;
   #harnessRoots: readonly string[];
   #now: () => string;
+  #version = 0;
+  #statements = new Map<string, StatementSync>();
 
   private constructor(path: string, db: DatabaseSync, options: LedgerOptions) {
     this.path = path;
@@ -125,16 +127,24 @@ export class Ledger {
     return ledger;
   }
 
+  /**
+   * A counter that moves with every committed write of this process (the only writer): a reader may cache what
+   * it computed from the ledger until this moves.
+   */
+  version(): number {
+    return this.#version;
+  }
+
   /** The schema version recorded in `meta`. */
   schemaVersion(): number {
-    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+    const row = this.#stmt("SELECT value FROM meta WHERE key = 'schema_version'").get() as
       | Row
       | undefined;
     return row ? Number(row.value) : 0;
   }
 
   #migrate(): void {
-    const hasMeta = this.#db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+    const hasMeta = this.#stmt("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
       .get();
     const current = hasMeta ? this.schemaVersion() : 0;
     if (current > SCHEMA_VERSION) {
@@ -147,11 +157,21 @@ export class Ledger {
       if (m.version <= current) continue;
       this.#tx(() => {
         this.#db.exec(m.sql);
-        this.#db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(
+        this.#stmt("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(
           String(m.version),
         );
       });
     }
+  }
+
+  // compiled once: a drain applies thousands of events, and compiling each statement each time doubled its cost
+  #stmt(sql: string): StatementSync {
+    let st = this.#statements.get(sql);
+    if (!st) {
+      st = this.#db.prepare(sql);
+      this.#statements.set(sql, st);
+    }
+    return st;
   }
 
   #tx<T>(fn: () => T): T {
@@ -159,6 +179,7 @@ export class Ledger {
     try {
       const out = fn();
       this.#db.exec("COMMIT");
+      this.#version++;
       return out;
     } catch (err) {
       this.#db.exec("ROLLBACK");
@@ -179,7 +200,7 @@ export class Ledger {
       );
     }
     return this.#tx(() => {
-      if (this.#db.prepare("SELECT 1 FROM events WHERE id = ?").get(event.event_id)) return "duplicate";
+      if (this.#stmt("SELECT 1 FROM events WHERE id = ?").get(event.event_id)) return "duplicate";
       const state = this.#load(event.asm_id);
       const clearedFrom = event.event === "SessionStart" && event.source === "clear"
         ? this.#clearedFrom(event)
@@ -197,14 +218,14 @@ export class Ledger {
    */
   recordIgnored(event: HookEvent, why: string): ApplyOutcome {
     return this.#tx(() => {
-      if (this.#db.prepare("SELECT 1 FROM events WHERE id = ?").get(event.event_id)) return "duplicate";
+      if (this.#stmt("SELECT 1 FROM events WHERE id = ?").get(event.event_id)) return "duplicate";
       this.#insertEvent(event, `ignored: ${why}`);
       return "ignored";
     });
   }
 
   #insertEvent(event: HookEvent, outcome: string): void {
-    this.#db.prepare(
+    this.#stmt(
       `INSERT INTO events (id, asm_id, agent, agent_session_id, event, ts, payload, ingested_at, outcome)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -243,7 +264,7 @@ export class Ledger {
   // a cleared context: the new session shares its process with the one that just ended with reason "clear"
   #clearedFrom(event: HookEvent): string | null {
     if (event.agent_pid === null || event.agent_proc_start === null) return null;
-    const row = this.#db.prepare(
+    const row = this.#stmt(
       `SELECT r.asm_id FROM runs r JOIN sessions s ON s.asm_id = r.asm_id
        WHERE r.pid = ? AND r.proc_start = ? AND r.asm_id <> ? AND s.end_reason = 'clear'
        ORDER BY s.ended_at DESC LIMIT 1`,
@@ -252,8 +273,8 @@ export class Ledger {
   }
 
   #load(asmId: string): LedgerState {
-    const s = this.#db.prepare("SELECT * FROM sessions WHERE asm_id = ?").get(asmId) as Row | undefined;
-    const runs = this.#db.prepare("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
+    const s = this.#stmt("SELECT * FROM sessions WHERE asm_id = ?").get(asmId) as Row | undefined;
+    const runs = this.#stmt("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
     return {
       session: s
         ? {
@@ -283,7 +304,7 @@ export class Ledger {
   #store(state: LedgerState): void {
     const s = state.session as SessionState;
     const harness = underHarnessRoot(s.cwd, this.#harnessRoots) ? 1 : 0;
-    this.#db.prepare(
+    this.#stmt(
       `INSERT INTO sessions (asm_id, agent, agent_session_id, status, name, cwd, transcript_path, nested, pid_shared,
          harness, entrypoint, launch_token, cleared_from_asm_id, started_at, last_seen, ended_at, end_reason, prompts)
        VALUES ($asm_id, $agent, $agent_session_id, $status, $name, $cwd, $transcript_path, $nested, $pid_shared,
@@ -315,7 +336,7 @@ export class Ledger {
       end_reason: s.end_reason,
       prompts: s.prompts,
     });
-    const upsertRun = this.#db.prepare(
+    const upsertRun = this.#stmt(
       `INSERT INTO runs (asm_id, pid, proc_start, boot_id, launch_token, started_at, ended_at, start_source, end_reason)
        VALUES ($asm_id, $pid, $proc_start, $boot_id, $launch_token, $started_at, $ended_at, $start_source, $end_reason)
        ON CONFLICT (asm_id, pid, proc_start) DO UPDATE SET boot_id = excluded.boot_id,
@@ -339,7 +360,7 @@ export class Ledger {
 
   /** One session with its hidden reason, or null. */
   session(asmId: string): SessionRow | null {
-    const row = this.#db.prepare(
+    const row = this.#stmt(
       `SELECT *, ${HIDDEN_REASON_SQL} AS hidden_reason FROM sessions WHERE asm_id = ?`,
     )
       .get(asmId) as Row | undefined;
@@ -349,7 +370,7 @@ export class Ledger {
   /** The sessions, newest first; hidden rows only with `all`. */
   listSessions(options: { all?: boolean } = {}): SessionRow[] {
     const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
-    const rows = this.#db.prepare(
+    const rows = this.#stmt(
       `SELECT *, ${HIDDEN_REASON_SQL} AS hidden_reason FROM sessions ${where} ORDER BY last_seen DESC, asm_id`,
     ).all() as Row[];
     return rows.map(toSessionRow);
@@ -357,29 +378,29 @@ export class Ledger {
 
   /** The runs of one session, oldest first. */
   runs(asmId: string): RunRow[] {
-    const rows = this.#db.prepare("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
+    const rows = this.#stmt("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
     return rows.map((r) => ({ ...toRunState(r), run_id: Number(r.run_id), asm_id: String(r.asm_id) }));
   }
 
   /** Every run whose process has not been seen to end. */
   openRuns(): RunRow[] {
-    const rows = this.#db.prepare("SELECT * FROM runs WHERE ended_at IS NULL ORDER BY run_id").all() as Row[];
+    const rows = this.#stmt("SELECT * FROM runs WHERE ended_at IS NULL ORDER BY run_id").all() as Row[];
     return rows.map((r) => ({ ...toRunState(r), run_id: Number(r.run_id), asm_id: String(r.asm_id) }));
   }
 
   /** True when the ledger has a row for this agent session. */
   hasSession(asmId: string): boolean {
-    return this.#db.prepare("SELECT 1 FROM sessions WHERE asm_id = ?").get(asmId) !== undefined;
+    return this.#stmt("SELECT 1 FROM sessions WHERE asm_id = ?").get(asmId) !== undefined;
   }
 
   /** True when an event with this id was stored. */
   hasEvent(eventId: string): boolean {
-    return this.#db.prepare("SELECT 1 FROM events WHERE id = ?").get(eventId) !== undefined;
+    return this.#stmt("SELECT 1 FROM events WHERE id = ?").get(eventId) !== undefined;
   }
 
   /** Row counts. */
   counts(): LedgerCounts {
-    const one = (sql: string) => Number((this.#db.prepare(sql).get() as Row).n);
+    const one = (sql: string) => Number((this.#stmt(sql).get() as Row).n);
     return {
       sessions: one("SELECT COUNT(*) AS n FROM sessions"),
       visible: one(`SELECT COUNT(*) AS n FROM sessions WHERE ${HIDDEN_REASON_SQL} IS NULL`),
@@ -392,7 +413,7 @@ export class Ledger {
 
   /** A read-only query, for tests and diagnostics. */
   query(sql: string, ...params: SQLInputValue[]): Row[] {
-    return this.#db.prepare(sql).all(...params) as Row[];
+    return this.#stmt(sql).all(...params) as Row[];
   }
 
   /** Closes the database. */

@@ -123,3 +123,17 @@ Deno.test("runsGone makes a live session lost and claimKilled makes it killed fo
   ledger.close();
   Deno.removeSync(dir, { recursive: true });
 });
+
+Deno.test("the write version moves with each committed write and not with reads or a rolled-back write", () => {
+  const { ledger, dir } = tempLedger();
+  const v0 = ledger.version();
+  ledger.applyEvent(hookEvent());
+  assert.equal(ledger.version(), v0 + 1);
+  ledger.listSessions();
+  ledger.counts();
+  assert.equal(ledger.version(), v0 + 1);
+  assert.throws(() => ledger.applyEvent({ ...hookEvent(), asm_id: "00000000-0000-5000-8000-000000000000" }));
+  assert.equal(ledger.version(), v0 + 1);
+  ledger.close();
+  Deno.removeSync(dir, { recursive: true });
+});

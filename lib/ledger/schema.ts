@@ -7,6 +7,7 @@
 import type { Migration } from "./migration.ts";
 import { MIGRATION_2_HISTORY } from "./schema_history.ts";
 import { MIGRATION_3_LIVENESS } from "./schema_liveness.ts";
+import { MIGRATION_4_SEARCH } from "./schema_search.ts";
 
 export type { Migration };
 
@@ -137,6 +138,7 @@ CREATE TABLE meta (
   },
   MIGRATION_2_HISTORY,
   MIGRATION_3_LIVENESS,
+  MIGRATION_4_SEARCH,
 ];
 
 /** The version a fully migrated ledger reports. */

@@ -31,7 +31,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | null> | T | null, 
 
 Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox on its own timer", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
-  const server = await startServer({ asmHome: home, port: 0, drainEveryMs: 100 });
+  const server = await startServer({ asmHome: home, port: 0, drainEveryMs: 100, services: [] });
   try {
     const health = await (await fetch(`${server.url}/api/health`)).json();
     assert.equal(health.ok, true);
@@ -50,14 +50,14 @@ Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox o
     await server.close();
   }
   // closing releases the lock: a new server can start on the same data folder
-  const again = await startServer({ asmHome: home, port: 0 });
+  const again = await startServer({ asmHome: home, port: 0, services: [] });
   await again.close();
   Deno.removeSync(home, { recursive: true });
 });
 
 Deno.test("a request with a foreign Host is refused (DNS rebinding)", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
-  const server = await startServer({ asmHome: home, port: 0 });
+  const server = await startServer({ asmHome: home, port: 0, services: [] });
   try {
     // fetch() will not send a foreign Host header, so speak HTTP over a plain socket
     assert.match(await rawGet(server.port, "/api/health", `evil.example:${server.port}`), /^HTTP\/1\.1 403/);
@@ -73,7 +73,14 @@ Deno.test("a request with a foreign Host is refused (DNS rebinding)", async () =
 
 Deno.test("a second server on the same ASM_HOME refuses with a sentence naming the first one's pid and port", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
-  const env = { ...Deno.env.toObject(), ASM_HOME: home };
+  // temporary agent homes too: a real server imports the agents' history at start
+  const env = {
+    ...Deno.env.toObject(),
+    ASM_HOME: home,
+    HOME: home,
+    CODEX_HOME: `${home}/.codex`,
+    GEMINI_CLI_HOME: home,
+  };
   const first = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, "serve", "--port", "0"],
     env,
@@ -128,7 +135,7 @@ Deno.test("a lock left by a dead process is taken over", async () => {
   );
   child.kill("SIGKILL");
   await child.status;
-  const server = await startServer({ asmHome: home, port: 0 });
+  const server = await startServer({ asmHome: home, port: 0, services: [] });
   assert.equal(JSON.parse(Deno.readTextFileSync(join(home, "server.lock"))).pid, Deno.pid);
   await server.close();
   Deno.removeSync(home, { recursive: true });

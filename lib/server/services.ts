@@ -3,6 +3,10 @@
  * 15 min, sweep 20 s). A new service adds itself to SERVICES.
  * @module
  */
+import { pollForServer } from "../liveness/mod.ts";
+import { IMPORT_EVERY_MS, importService, REFRESH_EVERY_MS, refreshService } from "../history/server.ts";
+import { CORRELATE_EVERY_MS, correlateForServer } from "../launch/mod.ts";
+import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";
 
 /** A periodic job of the server. Runs never overlap themselves; an error is logged and the timer carries on. */
@@ -13,4 +17,14 @@ export interface Service {
 }
 
 /** The services the server starts, in order. */
-export const SERVICES: readonly Service[] = [];
+export const SERVICES: readonly Service[] = [
+  // liveness: open runs x /proc x each agent's own evidence -> lost sessions and activity words
+  { name: "poll", everyMs: 5000, run: (ctx) => void pollForServer(ctx) },
+  // the history import: at start and every 15 minutes; the refresh re-derives transcripts that grew
+  { name: "import", everyMs: IMPORT_EVERY_MS, run: importService },
+  { name: "refresh", everyMs: REFRESH_EVERY_MS, run: refreshService },
+  // launches: matched to their sessions (token, ancestry walk, adoption); unmatched ones expire after 120 s
+  { name: "launches", everyMs: CORRELATE_EVERY_MS, run: (ctx) => void correlateForServer(ctx) },
+  // the deep search index: catches up with what the import read (cheap when nothing changed: one query)
+  { name: "search-index", everyMs: SEARCH_INDEX_EVERY_MS, run: searchIndexService },
+];

@@ -30,11 +30,65 @@ table.sessions col.agent { width: 72px; } table.sessions col.project { width: 12
 table.sessions col.status { width: 80px; } table.sessions col.activity { width: 16%; }
 table.sessions col.context { width: 104px; } table.sessions col.closeout { width: 88px; }
 table.sessions col.turns { width: 56px; } table.sessions col.seen { width: 96px; }
+table.sessions col.acts { width: 200px; }
 td.num, th.num { text-align: right; }
 tr.hidden-row { opacity: .6; }
 .chip { background: var(--chip); border-radius: 4px; padding: 1px 6px; font-size: 12px; }
 td.status { font-weight: 600; }
 .empty { color: var(--muted); padding: 24px 0; }
+.glance { display: flex; gap: 14px; align-items: baseline; margin-left: auto; font-size: 13px; }
+.glance-agent { color: var(--fg); text-decoration: none; max-width: 26ch; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; }
+tr.flash td { background: var(--chip); }
+.filters { display: flex; gap: 8px; align-items: center; margin: 4px 0 6px; }
+.filters select, .filters input { font: inherit; font-size: 13px; color: var(--fg); background: var(--bg);
+  border: 1px solid var(--line); border-radius: 4px; padding: 2px 4px; }
+.filters .count { color: var(--muted); margin-left: auto; }
+th button.th { all: unset; cursor: pointer; font-weight: 600; color: var(--muted); }
+th button.th:focus-visible { outline: 2px solid var(--accent); }
+td.title a { color: inherit; text-decoration: none; } td.title a:hover { text-decoration: underline; }
+button.more { margin: 8px 0; }
+.usage-bar { position: sticky; top: 37px; background: var(--bg); border-bottom: 1px solid var(--line); z-index: 1;
+  padding: 4px 16px; font-size: 12px; color: var(--muted); }
+.usage { display: flex; flex-wrap: wrap; gap: 6px 20px; min-height: 18px; }
+.usage-agent { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
+.usage-name { color: var(--fg); font-weight: 600; }
+.usage-window { display: inline-flex; gap: 4px; align-items: center; font-variant-numeric: tabular-nums; }
+.bar { display: inline-block; width: 60px; height: 6px; background: var(--chip); border-radius: 3px; overflow: hidden; }
+.bar > span { display: block; height: 100%; background: var(--accent); }
+.reset { color: var(--muted); } .usage-note.stale { color: var(--warn); }
+.lede { color: var(--muted); max-width: 80ch; }
+.detail dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 16px; }
+.detail dt { color: var(--muted); } .detail dd { margin: 0; overflow-wrap: anywhere; }
+.messages { display: grid; gap: 8px; max-width: 110ch; }
+.msg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0 0; font: inherit; }
+.msg .who { color: var(--muted); font-size: 12px; } .msg-prompt { border-left: 3px solid var(--accent); padding-left: 8px; }
+details.msg summary { color: var(--muted); cursor: pointer; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+details.msg pre { color: var(--muted); font-size: 12px; }
+.launches { display: grid; gap: 2px; margin: 0 0 6px; } .launch .muted { color: var(--muted); }
+.tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 8px; }
+.tile { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; min-width: 0; }
+.tile-name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tile-counts { display: flex; gap: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }
+.heat h2 { font-size: 14px; margin: 16px 0 4px; } .year { margin: 4px 0 10px; } .year figcaption { color: var(--muted); }
+rect.shade-0 { fill: var(--chip); } rect.shade-1 { fill: #b7dccf; } rect.shade-2 { fill: #7fbfa8; }
+rect.shade-3 { fill: #4a9c80; } rect.shade-4 { fill: #2f6f5e; }
+button { font: inherit; font-size: 12px; border: 1px solid var(--line); background: var(--chip); color: var(--fg);
+  border-radius: 4px; padding: 1px 6px; cursor: pointer; }
+button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible {
+  outline: 2px solid var(--accent); outline-offset: 1px; }
+button.primary { background: var(--accent); color: var(--bg); border-color: var(--accent); }
+.row-actions { display: inline-flex; gap: 4px; white-space: nowrap; }
+.actions { display: flex; gap: 12px; align-items: center; margin: 4px 0 8px; min-height: 28px; }
+.notice { color: var(--muted); } .notice.error { color: var(--warn); }
+.dialog { position: fixed; inset: 0; background: rgba(0,0,0,.35); display: flex; align-items: center;
+  justify-content: center; z-index: 2; }
+.dialog form { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 16px; width: 460px;
+  display: grid; gap: 8px; }
+.dialog h2 { font-size: 15px; margin: 0 0 4px; } .dialog label { display: grid; gap: 2px; color: var(--muted); }
+.dialog input, .dialog select, .dialog textarea { font: inherit; color: var(--fg); background: var(--bg);
+  border: 1px solid var(--line); border-radius: 4px; padding: 4px; }
+.dialog footer { display: flex; justify-content: flex-end; gap: 8px; } .dialog .why { color: var(--muted); margin: 0; }
 `;
 
 /** Props of the document. */
@@ -44,9 +98,13 @@ export interface DocumentProps {
   bundleUrl: string;
   pollMs: number;
   children: ComponentChildren;
+  /** the at-a-glance bar in the header (an island) */
+  topBar?: ComponentChildren;
+  /** the sticky usage row under the header (an island) */
+  usageRow?: ComponentChildren;
 }
 
-function Document({ title, current, bundleUrl, pollMs, children }: DocumentProps) {
+function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRow }: DocumentProps) {
   const tab = (id: DocumentProps["current"], href: string, label: string) => (
     <a href={href} aria-current={current === id ? "page" : undefined}>{label}</a>
   );
@@ -66,7 +124,9 @@ function Document({ title, current, bundleUrl, pollMs, children }: DocumentProps
             {tab("projects", "/projects", "Projects")}
             {tab("activity", "/activity", "Activity")}
           </nav>
+          {topBar}
         </header>
+        {usageRow && <div class="usage-bar">{usageRow}</div>}
         <main>{children}</main>
         <script type="module" src={bundleUrl}></script>
       </body>

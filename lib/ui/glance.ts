@@ -55,6 +55,8 @@ export function glance(sessions: GlanceSession[], agents: string[]): AgentGlance
 
 /** The count the page title and favicon badge show: sessions waiting on the person. */
 export function waitingCount(sessions: GlanceSession[]): number {
-  return sessions.filter((s) => (s.status === "live" || s.status === "starting") && s.activity === "Waiting on you")
+  return sessions.filter((s) =>
+    (s.status === "live" || s.status === "starting") && s.activity === "Waiting on you"
+  )
     .length;
 }

@@ -24,7 +24,13 @@ Deno.test("each agent shows its most urgent live session: waiting beats attentio
 });
 
 Deno.test("an unknown or missing activity word ranks below idle, and waiting sessions are counted", () => {
-  const g = glance([s("1", "claude", "Shell"), s("2", "claude", "Idle"), s("3", "claude", null, "starting")], ["claude"]);
+  const g = glance(
+    [s("1", "claude", "Shell"), s("2", "claude", "Idle"), s("3", "claude", null, "starting")],
+    ["claude"],
+  );
   assert.equal(g[0].word, "Idle");
-  assert.equal(waitingCount([s("1", "claude", "Waiting on you"), s("2", "codex", "Waiting on you", "lost")]), 1);
+  assert.equal(
+    waitingCount([s("1", "claude", "Waiting on you"), s("2", "codex", "Waiting on you", "lost")]),
+    1,
+  );
 });

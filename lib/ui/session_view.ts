@@ -5,25 +5,24 @@
  */
 import { activityText, ageText, contextText, statusWord } from "./words.ts";
 
-/** The facts a row needs (a subset of the ledger's session row; later layers add more, all optional). */
+/**
+ * The facts a row needs: a row of `GET /api/sessions` (lib/ledger derived.ts SessionView), plus, for a live
+ * session, its activity from `GET /api/live`.
+ */
 export interface SessionFacts {
   asm_id: string;
   agent: string;
   agent_session_id: string;
   status: string;
-  end_reason: string | null;
-  name: string | null;
-  cwd: string | null;
-  last_seen: string | null;
-  started_at: string | null;
+  title: string | null;
+  project: string | null;
+  turns: number | null;
+  context_tokens: number | null;
+  closeout: string | null;
   hidden_reason: string | null;
-  first_message?: string | null;
-  project?: string | null;
-  turns?: number | null;
-  prompts?: number;
-  context_tokens?: number | null;
-  closeout_state?: string | null;
-  activity?: string | null;
+  last_seen: string | null;
+  /** the word a person reads (`Working`, ...), from the live payload */
+  activity_word?: string | null;
   activity_reason?: string | null;
 }
 
@@ -32,7 +31,7 @@ export interface SessionView {
   id: string;
   agent: string;
   title: string;
-  /** true while the title is only the first message or a placeholder: the person never named it */
+  /** true while there is no title at all yet */
   untitled: boolean;
   project: string;
   status: string;
@@ -49,34 +48,40 @@ export interface SessionView {
   hiddenReason: string | null;
 }
 
-function folderName(cwd: string | null): string {
-  if (!cwd) return "";
-  return cwd.replace(/\/+$/, "").split("/").pop() ?? "";
-}
-
 /** The row's view, its ages as of `now` (epoch ms). */
 export function sessionView(s: SessionFacts, now: number = Date.now()): SessionView {
-  const { word, tip } = statusWord(s.status, s.end_reason);
+  const { word, tip } = statusWord(s.status, null);
   const live = s.status === "live" || s.status === "starting";
-  const first = s.first_message?.replace(/\s+/g, " ").trim() ?? "";
   return {
     id: s.asm_id,
     agent: s.agent,
-    title: s.name || first.slice(0, 120) || `(no title yet) ${s.agent_session_id.slice(0, 8)}`,
-    untitled: !s.name,
-    project: s.project ?? folderName(s.cwd),
+    title: s.title || `(no title yet) ${s.agent_session_id.slice(0, 8)}`,
+    untitled: !s.title,
+    project: s.project ?? "",
     status: s.status,
     statusWord: word,
     statusTip: tip,
     live,
-    activity: live ? activityText(s.activity, s.activity_reason) : "",
+    activity: live ? activityText(s.activity_word, s.activity_reason) : "",
     context: contextText(s.context_tokens),
-    closeout: s.closeout_state === "closed" ? "closed out" : s.closeout_state === "open" ? "open" : "",
-    turns: String(s.turns ?? s.prompts ?? ""),
+    closeout: s.closeout === "closed" ? "closed out" : s.closeout === "open" ? "open" : "",
+    turns: s.turns === null ? "" : String(s.turns),
     lastSeen: s.last_seen,
     seen: ageText(s.last_seen, now),
     hiddenReason: s.hidden_reason,
   };
+}
+
+/** Joins the list rows with the live payload's activity (by asm id). */
+export function withActivity(
+  rows: SessionFacts[],
+  live: { asm_id: string; activity_word: string | null; activity_reason: string | null }[],
+): SessionFacts[] {
+  const byId = new Map(live.map((l) => [l.asm_id, l]));
+  return rows.map((r) => {
+    const l = byId.get(r.asm_id);
+    return l ? { ...r, activity_word: l.activity_word, activity_reason: l.activity_reason } : r;
+  });
 }
 
 /** The order of the table: live sessions first, then newest seen first; ties by id so it never flickers. */

@@ -7,8 +7,32 @@ import type { Route } from "../../lib/server/router.ts";
 import { islandBundle } from "../../lib/ui/bundle.ts";
 import { pageResponse } from "../../lib/ui/document.tsx";
 import { Island } from "../../lib/ui/island.tsx";
-import { sessionView } from "../../lib/ui/session_view.ts";
-import { SessionsTable } from "../../islands/sessions_table.tsx";
+import { sessionView, sortViews, withActivity } from "../../lib/ui/session_view.ts";
+import { liveRows, sessionViews } from "../../lib/ledger/mod.ts";
+import { liveViews } from "../../lib/liveness/live_payload.ts";
+import { PAGE, SessionsTable } from "../../islands/sessions_table.tsx";
+import { Actions } from "../../islands/actions.tsx";
+import { TopBar } from "../../islands/top_bar.tsx";
+import { UsageRow } from "../../islands/usage_row.tsx";
+import { Launches } from "../../islands/launches.tsx";
+import { pendingLaunchViews } from "../api/live.ts";
+import { usageReadings } from "../api/usage.ts";
+import type { UsageReading } from "../../lib/usage/reading.ts";
+
+/** How long the page waits for plan usage before it renders without it (the row then fetches it). */
+const USAGE_BUDGET_MS = 300;
+
+async function usageIfReady(ctx: Parameters<typeof usageReadings>[0]): Promise<UsageReading[] | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), USAGE_BUDGET_MS)));
+  const readings = usageReadings(ctx).catch(() => null);
+  try {
+    return await Promise.race([readings, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+import { loadAgents } from "../../lib/agents/registry.ts";
 
 /** How often the page polls /api/live; a test may shorten it with `?poll_ms=`. */
 const POLL_MS = 5000;
@@ -22,20 +46,37 @@ export const sessionsPageRoutes: Route[] = [{
     const all = url.searchParams.get("all") === "1";
     const pollMs = Math.max(200, Number(url.searchParams.get("poll_ms")) || POLL_MS);
     const now = Date.now();
-    const rows = ctx.ledger.listSessions({ all }).map((row) => sessionView(row, now));
+    // the same two sources the browser reads afterwards (/api/sessions and /api/live), so they never disagree
+    const live = liveViews(liveRows(ctx.ledger, { all }));
+    const rows = sortViews(
+      withActivity(sessionViews(ctx.ledger, { all }), live).map((row) => sessionView(row, now)),
+    );
     const bundle = await islandBundle();
+    const launches = pendingLaunchViews(ctx);
+    const agents = loadAgents({ asmHome: ctx.asmHome, env: ctx.env }).map((a) => ({
+      name: a.name,
+      display: a.display,
+    }));
     return pageResponse({
       title: "asm: sessions",
       current: "sessions",
       bundleUrl: bundle.url,
       pollMs,
-      children: rows.length
-        ? <Island name="SessionsTable" component={SessionsTable} props={{ rows }} />
-        : (
-          <p class="empty">
-            No sessions yet. Sessions appear here as soon as an agent with asm's hook starts (./asm install).
-          </p>
-        ),
+      topBar: <Island name="TopBar" component={TopBar} props={{ agents }} />,
+      usageRow: (
+        <Island name="UsageRow" component={UsageRow} props={{ readings: await usageIfReady(ctx), now }} />
+      ),
+      children: (
+        <>
+          <Island name="Actions" component={Actions} props={{ agents }} />
+          <Island name="Launches" component={Launches} props={{ launches }} />
+          <Island
+            name="SessionsTable"
+            component={SessionsTable}
+            props={{ rows: rows.slice(0, PAGE), total: rows.length, all }}
+          />
+        </>
+      ),
     }, ctx.token);
   },
 }];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { hookEvent } from "../../lib/ledger/test_events.ts";
+import { asmIdOf, recordActivity } from "../../lib/ledger/mod.ts";
 import { startServer } from "../../lib/server/app.ts";
 import { launchChromium } from "../../verify/browser.ts";
 
@@ -12,7 +13,9 @@ async function withPage(
   fn: (page: import("playwright-core").Page, server: ReturnType<typeof startServer>) => Promise<void>,
 ) {
   const home = Deno.makeTempDirSync({ prefix: "asm-page-" });
-  const server = startServer({ asmHome: home, port: 0, services: [] });
+  // the agents' homes are temporary too: the page reads plan usage, which looks for their credentials files
+  const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
+  const server = startServer({ asmHome: home, port: 0, services: [], env });
   // three sessions in a real folder (not a harness root), one of them with a long title
   server.ledger.applyEvent(
     hookEvent({ agent_session_id: "a", cwd: "/home/user/website", ts: "2026-11-29T22:00:00.000Z" }),
@@ -23,6 +26,19 @@ async function withPage(
       agent_session_id: "b",
       cwd: "/home/user/api",
       ts: "2026-11-29T22:01:00.000Z",
+    }),
+  );
+  // b has ended: its row offers RESUME and CONTINUE WITH instead of END, Jump and Send
+  server.ledger.applyEvent(
+    hookEvent({
+      agent: "codex",
+      agent_session_id: "b",
+      event: "SessionEnd",
+      source: "other",
+      // named, so it is not hidden as "nothing happened"
+      session_name: "API work",
+      cwd: "/home/user/api",
+      ts: "2026-11-29T22:01:30.000Z",
     }),
   );
   server.ledger.applyEvent(
@@ -45,8 +61,25 @@ async function withPage(
   }
 }
 
-Deno.test("the Sessions page renders the ledger's rows, hydrates, and stays at zero renders over two idle ticks", async () => {
+Deno.test("the Sessions page hydrates and stays at zero renders over two idle ticks while activity cells change", async () => {
   await withPage(async (page, server) => {
+    const id = asmIdOf("claude", "a");
+    // a stand-in for the browser's notifications, recording what the page shows
+    await page.addInitScript(() => {
+      const shown: { title: string; body: string }[] = [];
+      (globalThis as unknown as { __shown: typeof shown }).__shown = shown;
+      class FakeNotification {
+        static permission = "default";
+        static requestPermission() {
+          return Promise.resolve("granted");
+        }
+        onclick: (() => void) | null = null;
+        constructor(title: string, options: { body?: string }) {
+          shown.push({ title, body: options.body ?? "" });
+        }
+      }
+      (globalThis as unknown as { Notification: unknown }).Notification = FakeNotification;
+    });
     await page.goto(`${server.url}/?poll_ms=300`);
     await page.waitForFunction(() =>
       typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
@@ -56,6 +89,46 @@ Deno.test("the Sessions page renders the ledger's rows, hydrates, and stays at z
     assert.equal(cookie?.value, server.token);
     assert.equal(cookie?.sameSite, "Strict");
     await page.waitForTimeout(800);
+    assert.equal(await page.evaluate(renders), 0);
+    await page.getByRole("button", { name: "Notify me" }).click();
+    await page.getByRole("button", { name: "Notifications on" }).waitFor();
+    // the poll writes a changed fact into its cell, still without rendering anything
+    recordActivity(server.ledger, [{
+      asm_id: id,
+      activity: "working",
+      activity_reason: null,
+      activity_at: new Date().toISOString(),
+    }]);
+    const cell = page.locator(`[data-activity-for="${id}"]`);
+    await page.waitForFunction(
+      (sel) => document.querySelector(sel)?.textContent === "Working",
+      `[data-activity-for="${id}"]`,
+    );
+    assert.equal(await cell.textContent(), "Working");
+    recordActivity(server.ledger, [{
+      asm_id: id,
+      activity: "waiting",
+      activity_reason: "permission",
+      activity_at: new Date().toISOString(),
+    }]);
+    await page.waitForFunction(
+      (sel) => document.querySelector(sel)?.textContent === "Waiting on you: permission",
+      `[data-activity-for="${id}"]`,
+    );
+    // a session that starts waiting on you raises one notification naming it, its folder and the reason
+    await page.waitForFunction(() => (globalThis as unknown as { __shown: unknown[] }).__shown.length > 0);
+    const shown = await page.evaluate(() => (globalThis as unknown as { __shown: unknown[] }).__shown);
+    assert.equal(shown.length, 1);
+    assert.match(JSON.stringify(shown[0]), /waiting on you/);
+    assert.match(JSON.stringify(shown[0]), /permission/);
+    // the top bar names the most urgent session per agent, mirrored in the page title
+    await page.waitForFunction(() => document.title === "(1) asm");
+    assert.match(
+      await page.locator('[data-glance-for="claude"]').innerText(),
+      /Waiting on you \(permission\)/,
+    );
+    assert.match(await page.locator('[data-glance-for="codex"]').innerText(), /no live session/);
+    await page.waitForTimeout(700);
     assert.equal(await page.evaluate(renders), 0);
   });
 });
@@ -67,7 +140,7 @@ Deno.test("no grid column resolves to 0 px and no cell's text overflows its cell
     const widths = await page.evaluate(() =>
       [...document.querySelectorAll("table.sessions th")].map((th) => parseFloat(getComputedStyle(th).width))
     );
-    assert.equal(widths.length, 9);
+    assert.equal(widths.length, 10);
     assert.equal(widths.every((w) => w > 0), true, `column widths ${widths.join(", ")}`);
     const overflowing = await page.evaluate(() => {
       const out: string[] = [];

@@ -1,0 +1,259 @@
+/// <reference lib="dom" />
+/**
+ * The actions: the launch dialog, and END / RESUME / CONTINUE WITH / Jump / send on a row. Every action is one
+ * POST (the same routes a script or a phone would call); the page's SameSite=Strict cookie carries the token.
+ * A dialog renders when a person opens it, never on a poll.
+ * @module
+ */
+import { signal } from "@preact/signals";
+
+/** An agent as the dialogs offer it. */
+export interface AgentChoice {
+  name: string;
+  display: string;
+}
+
+/** Props of the actions island. */
+export interface ActionsProps extends Record<string, unknown> {
+  agents: AgentChoice[];
+}
+
+/** What a dialog is open for. */
+type Open =
+  | { kind: "launch" }
+  | { kind: "resume" | "continue" | "send"; id: string; agent: string; title: string }
+  | null;
+
+const open = signal<Open>(null);
+/** The last result or refusal, as a sentence; shown until the next action. */
+const notice = signal<{ text: string; error: boolean } | null>(null);
+
+/** Posts one action; returns the parsed answer, or throws the server's sentence. */
+export async function postAction(
+  path: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const answer = await res.json().catch(() => ({ error: `the server answered ${res.status} without JSON` }));
+  if (!res.ok) throw new Error(String(answer.error ?? `the server answered ${res.status}`));
+  return answer;
+}
+
+async function run(
+  label: string,
+  path: string,
+  body: Record<string, unknown>,
+  from: Open = null,
+): Promise<void> {
+  try {
+    const answer = await postAction(path, body);
+    const closed = answer.window_closed === true ? " Its window closed." : "";
+    notice.value = { text: `${label}: done.${closed}`, error: false };
+    // close the dialog this action came from, and only it: an END answering late must not close the RESUME
+    // dialog the person opened meanwhile
+    if (from !== null && open.peek() === from) open.value = null;
+  } catch (err) {
+    notice.value = { text: `${label}: ${(err as Error).message}`, error: true };
+  }
+}
+
+function field(form: HTMLFormElement, name: string): string {
+  return String(new FormData(form).get(name) ?? "").trim();
+}
+
+/** The buttons of one row (rendered inside the table; they only open dialogs or post). */
+export function RowActions(
+  { id, agent, title, live }: { id: string; agent: string; title: string; live: boolean },
+) {
+  const target = { id, agent, title };
+  return (
+    <span class="row-actions">
+      {live
+        ? (
+          <>
+            <button type="button" onClick={() => run(`END ${title}`, `/api/sessions/${id}/end`, {})}>
+              END
+            </button>
+            <button type="button" onClick={() => run(`Jump to ${title}`, `/api/sessions/${id}/focus`, {})}>
+              Jump
+            </button>
+            <button type="button" onClick={() => (open.value = { kind: "send", ...target })}>Send</button>
+          </>
+        )
+        : (
+          // CONTINUE WITH only once the session is no longer running: two agents on one piece of work at once is
+          // what it exists to prevent
+          <>
+            <button type="button" onClick={() => (open.value = { kind: "resume", ...target })}>RESUME</button>
+            <button type="button" onClick={() => (open.value = { kind: "continue", ...target })}>
+              CONTINUE WITH
+            </button>
+          </>
+        )}
+    </span>
+  );
+}
+
+function LaunchForm({ agents }: { agents: AgentChoice[] }) {
+  return (
+    <form
+      method="dialog"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const f = e.currentTarget;
+        run("Launch", "/api/launch", {
+          agent: field(f, "agent"),
+          model: field(f, "model") || undefined,
+          folder: field(f, "folder"),
+          name: field(f, "name") || undefined,
+          prompt: field(f, "prompt"),
+        }, open.peek());
+      }}
+    >
+      <h2>New session</h2>
+      <label>
+        Agent
+        <select name="agent">
+          {agents.map((a) => <option key={a.name} value={a.name}>{a.display}</option>)}
+        </select>
+      </label>
+      <label>
+        Model <input name="model" placeholder="the agent's default" />
+      </label>
+      <label>
+        Folder <input name="folder" required placeholder="/path/to/project" />
+      </label>
+      <label>
+        Name <input name="name" />
+      </label>
+      <label>
+        Prompt <textarea name="prompt" rows={4} />
+      </label>
+      <footer>
+        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
+        <button type="submit">Launch</button>
+      </footer>
+    </form>
+  );
+}
+
+function ResumeForm(
+  { id, agent, title, agents }: { id: string; agent: string; title: string; agents: AgentChoice[] },
+) {
+  const display = agents.find((a) => a.name === agent)?.display ?? agent;
+  return (
+    <form
+      method="dialog"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const model = field(e.currentTarget, "model");
+        // no model key at all means "whatever it resumed with before": the flag is withheld, never guessed
+        run(`RESUME ${title}`, `/api/sessions/${id}/resume`, model ? { model } : {}, open.peek());
+      }}
+    >
+      <h2>Resume {title}</h2>
+      <p>
+        Agent: <strong>{display}</strong>
+      </p>
+      <p class="why">
+        A resume hands {display} back its own transcript, which only {display}{" "}
+        can read, so the agent cannot change here. To hand this work to another agent, use CONTINUE WITH.
+      </p>
+      <label>
+        Model <input name="model" placeholder="as it was last time" />
+      </label>
+      <footer>
+        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
+        <button type="submit">Resume</button>
+      </footer>
+    </form>
+  );
+}
+
+function ContinueForm(
+  { id, agent, title, agents }: { id: string; agent: string; title: string; agents: AgentChoice[] },
+) {
+  const others = agents.filter((a) => a.name !== agent);
+  return (
+    <form
+      method="dialog"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const f = e.currentTarget;
+        run(`CONTINUE ${title}`, `/api/sessions/${id}/continue`, {
+          agent: field(f, "agent"),
+          prompt: field(f, "prompt") || undefined,
+        }, open.peek());
+      }}
+    >
+      <h2>Continue {title} with another agent</h2>
+      <label>
+        Agent
+        <select name="agent">
+          {others.map((a) => <option key={a.name} value={a.name}>{a.display}</option>)}
+        </select>
+      </label>
+      <label>
+        Prompt <textarea name="prompt" rows={3} placeholder="what to do next" />
+      </label>
+      <footer>
+        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
+        <button type="submit">Continue</button>
+      </footer>
+    </form>
+  );
+}
+
+function SendForm({ id, title }: { id: string; title: string }) {
+  return (
+    <form
+      method="dialog"
+      onSubmit={(e) => {
+        e.preventDefault();
+        run(
+          `Send to ${title}`,
+          `/api/sessions/${id}/send`,
+          { text: field(e.currentTarget, "text") },
+          open.peek(),
+        );
+      }}
+    >
+      <h2>Send a command to {title}</h2>
+      <label>
+        Command <input name="text" required placeholder="/compact" />
+      </label>
+      <footer>
+        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
+        <button type="submit">Send</button>
+      </footer>
+    </form>
+  );
+}
+
+/** The actions island: the New session button, the open dialog, and the last notice. */
+export function Actions({ agents }: ActionsProps) {
+  const o = open.value;
+  const n = notice.value;
+  return (
+    <div class="actions">
+      <button type="button" class="primary" onClick={() => (open.value = { kind: "launch" })}>
+        New session
+      </button>
+      {/* always present, so a notice arriving never shifts (and so re-creates) an open dialog */}
+      <span class={n?.error ? "notice error" : "notice"} role="status">{n?.text ?? ""}</span>
+      {o && (
+        <div class="dialog" role="dialog" aria-modal="true">
+          {o.kind === "launch" && <LaunchForm agents={agents} />}
+          {o.kind === "resume" && <ResumeForm {...o} agents={agents} />}
+          {o.kind === "continue" && <ContinueForm {...o} agents={agents} />}
+          {o.kind === "send" && <SendForm {...o} />}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * The dashboard end to end, in a real Chromium, driving a real Claude Code in a real tmux window against its fake
+ * model server: launch from the dialog, see it live, END it from its row, see ENDED, RESUME it from the row and
+ * see the same session live again.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { loadAgents } from "../../lib/agents/registry.ts";
+import { liveWorld } from "../../verify/live_world.ts";
+import { launchChromium } from "../../verify/browser.ts";
+
+Deno.test({
+  name: "a session launched from the dialog goes live, ENDs from its row, and RESUMEs as the same session",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const claude = loadAgents().find((a) => a.name === "claude")!;
+    const world = await liveWorld([claude]);
+    const browser = await launchChromium();
+    // the world's server drains only when asked (its gates count events); the page needs it drained as it goes
+    const drainer = setInterval(() => world.drain(), 250);
+    try {
+      const page = await browser.newPage();
+      // the scratch folder is under the system temp folder, a harness root: its rows are hidden unless all=1
+      await page.goto(`${world.server.url}/?all=1&poll_ms=500`);
+      await page.getByRole("button", { name: "New session" }).click();
+      await page.locator(".dialog select[name=agent]").selectOption("claude");
+      await page.locator(".dialog input[name=folder]").fill(world.folder);
+      await page.locator(".dialog input[name=name]").fill("dashboard e2e");
+      await page.locator(".dialog textarea[name=prompt]").fill("hello from the dashboard");
+      const windowsBefore = await world.windows();
+      await page.locator(".dialog button[type=submit]").click();
+      await page.locator(".notice").filter({ hasText: "Launch: done" }).waitFor({ timeout: 20_000 });
+
+      // the launched session's row appears and reads LIVE
+      const row = page.locator("tr[data-row-for]", { has: page.locator(".chip", { hasText: "claude" }) })
+        .first();
+      await row.locator("td.status", { hasText: "LIVE" }).waitFor({ timeout: 30_000 });
+      const asmId = await row.getAttribute("data-row-for");
+      assert.ok(asmId);
+      const session = world.server.ledger.session(asmId)!;
+      assert.equal(session.agent, "claude");
+      assert.equal(await world.windows(), windowsBefore + 1);
+      const sessionId = session.agent_session_id;
+
+      // END from the row: the window closes and the row reads ENDED (stored as killed)
+      await row.getByRole("button", { name: "END", exact: true }).click();
+      await page.locator(`[data-status-for="${asmId}"]`, { hasText: "ENDED" }).waitFor({ timeout: 30_000 });
+      assert.equal(world.server.ledger.session(asmId)!.status, "killed");
+      await world.until(async () => (await world.windows()) === windowsBefore, "the window closed", 15_000);
+
+      // RESUME from the row: the same agent session comes back live, in the same row
+      const ended = page.locator(`tr[data-row-for="${asmId}"]`);
+      await ended.getByRole("button", { name: "RESUME", exact: true }).click();
+      assert.match(await page.locator(".dialog").innerText(), /CONTINUE WITH/);
+      await page.locator(".dialog button[type=submit]").click();
+      await page.locator(".notice").filter({ hasText: /RESUME .*: / }).waitFor({ timeout: 20_000 });
+      assert.match(await page.locator(".notice").innerText(), /: done/);
+      await page.locator(`[data-status-for="${asmId}"]`, { hasText: "LIVE" }).waitFor({ timeout: 30_000 });
+      const resumed = world.server.ledger.session(asmId)!;
+      assert.equal(resumed.agent_session_id, sessionId);
+      const runs = world.server.ledger.runs(asmId);
+      assert.equal(runs.length, 2);
+      assert.equal(runs[1].start_source, "resume");
+    } finally {
+      clearInterval(drainer);
+      await browser.close();
+      await world.close();
+    }
+  },
+});

@@ -1,0 +1,96 @@
+/**
+ * `GET /sessions/:id`: one session: what the ledger knows (status with its tooltip, folder, runs) and its
+ * conversation, tool calls and injected context collapsed. Server-rendered; the actions work as on the list.
+ * @module
+ */
+import type { Route } from "../../lib/server/router.ts";
+import { islandBundle } from "../../lib/ui/bundle.ts";
+import { pageResponse } from "../../lib/ui/document.tsx";
+import { contextText, statusWord } from "../../lib/ui/words.ts";
+import type { MessageView } from "../../lib/ui/transcript_view.ts";
+import { sessionDetail } from "../api/session_detail.ts";
+
+function Message({ m }: { m: MessageView }) {
+  if (m.kind === "tool" || m.kind === "injected") {
+    const label = m.kind === "tool" ? "tool" : "injected context";
+    return (
+      <details class={`msg msg-${m.kind}`}>
+        <summary>
+          {label}: {m.text.slice(0, 100).replace(/\s+/g, " ")}
+        </summary>
+        <pre>{m.text}</pre>
+      </details>
+    );
+  }
+  return (
+    <div class={`msg msg-${m.kind}`}>
+      <div class="who">
+        {m.kind === "prompt" ? "You" : "Agent"}
+        {m.ts ? ` · ${m.ts.replace("T", " ").slice(0, 19)}` : ""}
+      </div>
+      <pre>{m.text}</pre>
+    </div>
+  );
+}
+
+/** The detail page. */
+export const sessionDetailPageRoutes: Route[] = [{
+  method: "GET",
+  pattern: "/sessions/:id",
+  async handle(_req, ctx, params) {
+    const detail = sessionDetail(ctx, params.id);
+    const bundleUrl = (await islandBundle()).url;
+    if (!detail) {
+      return pageResponse({
+        title: "asm: no such session",
+        current: "sessions",
+        bundleUrl,
+        pollMs: 5000,
+        children: <p class="empty">asm has no session {params.id}.</p>,
+      }, ctx.token);
+    }
+    const s = detail.session as Record<string, string | number | null>;
+    const title = String(s.name || s.title || s.first_message || s.agent_session_id);
+    const { word, tip } = statusWord(String(s.status), s.end_reason as string | null);
+    return pageResponse({
+      title: `asm: ${title}`,
+      current: "sessions",
+      bundleUrl,
+      pollMs: 5000,
+      children: (
+        <article class="detail" data-detail-for={String(s.asm_id)}>
+          <h2>{title}</h2>
+          <dl>
+            <dt>Agent</dt>
+            <dd>{String(s.agent)}</dd>
+            <dt>Status</dt>
+            <dd title={tip}>{word}</dd>
+            <dt>Folder</dt>
+            <dd>{String(s.cwd ?? "")}</dd>
+            <dt>Project</dt>
+            <dd>{String(s.project ?? "")}</dd>
+            <dt>Session id</dt>
+            <dd>{String(s.agent_session_id)}</dd>
+            <dt>Context</dt>
+            <dd>{contextText(s.context_tokens as number | null)}</dd>
+            <dt>Turns</dt>
+            <dd>{String(s.turns ?? s.prompts ?? "")}</dd>
+            <dt>Runs</dt>
+            <dd>{detail.runs.length}</dd>
+            {s.hidden_reason && (
+              <>
+                <dt>Hidden</dt>
+                <dd>{String(s.hidden_reason)}</dd>
+              </>
+            )}
+          </dl>
+          {detail.note && <p class="empty">{detail.note}</p>}
+          {detail.truncated > 0 && <p class="lede">{detail.truncated} earlier messages are not shown.</p>}
+          <section class="messages">
+            {detail.messages.map((m, i) => <Message key={i} m={m} />)}
+          </section>
+        </article>
+      ),
+    }, ctx.token);
+  },
+}];
