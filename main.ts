@@ -30,6 +30,7 @@ const HELP = `asm: the AI Session Manager
   ./asm sessions [--json] [--all]          list the sessions (--all: the hidden ones too)
   ./asm bench hook                         benchmark the hook; prints one JSON line
   ./asm bench import [--bytes N] [--sessions N]   benchmark the import on a generated corpus; one JSON line
+  ./asm bench api                          benchmark the API and the Sessions page on 10,000 sessions; one JSON line
 
 Data folder: $ASM_HOME (default ~/.asm).`;
 
@@ -156,7 +157,14 @@ async function main(argv: string[]): Promise<number> {
         const { benchImportCli } = await import("./bench/import.ts");
         return await benchImportCli(args);
       }
-      if (which !== "hook") throw new UsageError(`unknown benchmark "${which ?? ""}"; known: hook, import`);
+      if (which === "api") {
+        const { benchApi } = await import("./bench/api.ts");
+        console.log(JSON.stringify(await benchApi()));
+        return 0;
+      }
+      if (which !== "hook") {
+        throw new UsageError(`unknown benchmark "${which ?? ""}"; known: hook, import, api`);
+      }
       const { benchHook } = await import("./bench/hook.ts");
       console.log(JSON.stringify(await benchHook()));
       return 0;
