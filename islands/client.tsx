@@ -10,13 +10,21 @@ import { Actions } from "./actions.tsx";
 import { TopBar, wireGlanceJumps } from "./top_bar.tsx";
 import { startUsagePoll, UsageRow } from "./usage_row.tsx";
 import { Launches } from "./launches.tsx";
+import { SearchBox } from "./search_box.tsx";
 import { startLivePoll } from "./live_poll.ts";
 
 /** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
 const counter = globalThis as unknown as { __asmRenders: number };
 
 // deno-lint-ignore no-explicit-any
-const REGISTRY: Record<string, ComponentType<any>> = { SessionsTable, Actions, TopBar, UsageRow, Launches };
+const REGISTRY: Record<string, ComponentType<any>> = {
+  SessionsTable,
+  Actions,
+  TopBar,
+  UsageRow,
+  Launches,
+  SearchBox,
+};
 
 counter.__asmRenders = 0;
 let counting = false;

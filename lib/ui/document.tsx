@@ -65,6 +65,13 @@ button.more { margin: 8px 0; }
 .msg .who { color: var(--muted); font-size: 12px; } .msg-prompt { border-left: 3px solid var(--accent); padding-left: 8px; }
 details.msg summary { color: var(--muted); cursor: pointer; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 details.msg pre { color: var(--muted); font-size: 12px; }
+.search form { display: flex; gap: 8px; align-items: center; margin: 0 0 6px; }
+.search input[type=search] { font: inherit; width: 28ch; color: var(--fg); background: var(--bg);
+  border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; }
+.results { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 0 0 10px; }
+.result { padding: 4px 0; border-bottom: 1px solid var(--line); } .result:last-child { border-bottom: 0; }
+.result a { color: inherit; text-decoration: none; } .muted { color: var(--muted); }
+.snippet { font-size: 12px; color: var(--fg); overflow-wrap: anywhere; padding-left: 8px; }
 .launches { display: grid; gap: 2px; margin: 0 0 6px; } .launch .muted { color: var(--muted); }
 .tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 8px; }
 .tile { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; min-width: 0; }

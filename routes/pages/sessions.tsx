@@ -15,6 +15,7 @@ import { Actions } from "../../islands/actions.tsx";
 import { TopBar } from "../../islands/top_bar.tsx";
 import { UsageRow } from "../../islands/usage_row.tsx";
 import { Launches } from "../../islands/launches.tsx";
+import { SearchBox } from "../../islands/search_box.tsx";
 import { pendingLaunchViews } from "../api/live.ts";
 import { usageReadings } from "../api/usage.ts";
 import type { UsageReading } from "../../lib/usage/reading.ts";
@@ -70,6 +71,7 @@ export const sessionsPageRoutes: Route[] = [{
         <>
           <Island name="Actions" component={Actions} props={{ agents }} />
           <Island name="Launches" component={Launches} props={{ launches }} />
+          <Island name="SearchBox" component={SearchBox} props={{ all }} />
           <Island
             name="SessionsTable"
             component={SessionsTable}

@@ -162,3 +162,22 @@ Deno.test("no grid column resolves to 0 px and no cell's text overflows its cell
     assert.deepEqual(overflowing, []);
   });
 });
+
+Deno.test("searching from the page lists the matching sessions with their counts, and a one-letter query is refused", async () => {
+  await withPage(async (page, server) => {
+    await page.goto(`${server.url}/`);
+    await page.waitForFunction(() =>
+      typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
+    );
+    await page.getByRole("searchbox", { name: "Search" }).fill("very long title");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const results = page.locator(".results");
+    await results.waitFor();
+    assert.match(await results.innerText(), /in 1 session/);
+    assert.match(await results.locator(".result").first().innerText(), /A very long title/);
+    await page.getByRole("searchbox", { name: "Search" }).fill("x");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.locator(".search .notice.error").waitFor();
+    assert.match(await page.locator(".search .notice.error").innerText(), /character/);
+  });
+});
