@@ -106,11 +106,18 @@ async function child(mode: string, corpus: Corpus, asmHome: string): Promise<Chi
   return JSON.parse(text.split("\n").pop() ?? "");
 }
 
+/** Makes the native reader executable: npm unpacks a package's binary without its mode on some setups. */
+function executable(path: string): string {
+  const mode = Deno.statSync(path).mode ?? 0;
+  if ((mode & 0o111) === 0) Deno.chmodSync(path, mode | 0o755);
+  return path;
+}
+
 /** The native ccusage reader, installed into .tools/bench with npm when it is not there yet. */
 async function ccusageProgram(): Promise<string> {
   try {
     Deno.statSync(CCUSAGE_NATIVE);
-    return CCUSAGE_NATIVE;
+    return executable(CCUSAGE_NATIVE);
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
@@ -130,7 +137,7 @@ async function ccusageProgram(): Promise<string> {
       `npm could not install ccusage@${CCUSAGE_VERSION}: ${new TextDecoder().decode(out.stderr).slice(-500)}`,
     );
   }
-  return CCUSAGE_NATIVE;
+  return executable(CCUSAGE_NATIVE);
 }
 
 /** Times ccusage's full daily report on the corpus's Claude folder; throws unless it reported the corpus's days. */

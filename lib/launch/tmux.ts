@@ -41,8 +41,11 @@ export function tmuxConfigFromEnv(env: Record<string, string | undefined>): Tmux
 }
 
 // the last window closing stops the server: a command racing it finds it exiting
+// "no current target": a server whose last session is closing this instant has nothing to list
 const NOT_RUNNING =
-  /no server running|error connecting to|server exited unexpectedly|lost server|can.t find session|No such file or directory/i;
+  /no server running|error connecting to|server exited unexpectedly|lost server|can.t find session|no current target|No such file or directory/i;
+/** How long a new window must survive before the host trusts it was not caught in its server's own exit. */
+const SETTLE_MS = 300;
 const FORMAT = "#{window_id}\t#{pane_id}\t#{pane_pid}";
 /** A pause between typed text and Enter: an agent's slash-command menu needs a moment to open. */
 const ENTER_DELAY_MS = 300;
@@ -94,37 +97,49 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
     return { windowId, paneId, panePid };
   }
 
+  async function openOnce(request: OpenRequest): Promise<OpenedWindow> {
+    const common = ["-n", request.name, "-c", request.cwd, "-P", "-F", FORMAT];
+    let ran: Ran | null = null;
+    if (!(await run(["has-session", "-t", `=${session}`])).ok) {
+      ran = await run([
+        "new-session",
+        "-d",
+        "-s",
+        session,
+        "-x",
+        "200",
+        "-y",
+        "50",
+        ...common,
+        "--",
+        ...request.argv,
+      ]);
+      // another launch created the session a moment ago: open a window in it instead
+      if (!ran.ok && /duplicate session/.test(ran.err)) ran = null;
+    }
+    ran ??= await run(["new-window", "-d", "-t", `=${session}:`, ...common, "--", ...request.argv]);
+    if (!ran.ok) {
+      throw new TerminalHostError(`tmux could not open a window: ${ran.err || "no reason given"}`);
+    }
+    const opened = parseOpened(ran.out);
+    // the window must close when its process exits (END reports window_closed from exactly that)
+    await run(["set-option", "-w", "-t", opened.windowId, "remain-on-exit", "off"]);
+    return opened;
+  }
+
   return {
     name: "tmux",
 
     async open(request: OpenRequest): Promise<OpenedWindow> {
-      const common = ["-n", request.name, "-c", request.cwd, "-P", "-F", FORMAT];
-      let ran: Ran | null = null;
-      if (!(await run(["has-session", "-t", `=${session}`])).ok) {
-        ran = await run([
-          "new-session",
-          "-d",
-          "-s",
-          session,
-          "-x",
-          "200",
-          "-y",
-          "50",
-          ...common,
-          "--",
-          ...request.argv,
-        ]);
-        // another launch created the session a moment ago: open a window in it instead
-        if (!ran.ok && /duplicate session/.test(ran.err)) ran = null;
-      }
-      ran ??= await run(["new-window", "-d", "-t", `=${session}:`, ...common, "--", ...request.argv]);
-      if (!ran.ok) {
-        throw new TerminalHostError(`tmux could not open a window: ${ran.err || "no reason given"}`);
-      }
-      const opened = parseOpened(ran.out);
-      // the window must close when its process exits (END reports window_closed from exactly that)
-      await run(["set-option", "-w", "-t", opened.windowId, "remain-on-exit", "off"]);
-      return opened;
+      const opened = await openOnce(request);
+      // When the session's last window closed a moment ago, tmux may still be tearing the session (or the whole
+      // server) down, and a window opened into it goes down with it. A window gone within SETTLE_MS (no agent
+      // starts, works and exits that fast) is opened once more, in a fresh session.
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const alive = await run(["list-panes", "-a", "-F", "#{window_id}"]);
+      if (alive.ok && alive.out.split("\n").includes(opened.windowId)) return opened;
+      if (!alive.ok && !NOT_RUNNING.test(alive.err)) return opened;
+      return await openOnce(request);
     },
 
     async panes(): Promise<PaneInfo[]> {

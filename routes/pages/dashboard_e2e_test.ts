@@ -42,6 +42,15 @@ Deno.test({
       assert.equal(session.agent, "claude");
       assert.equal(await world.windows(), windowsBefore + 1);
       const sessionId = session.agent_session_id;
+      // let the first turn finish before END: Claude writes its transcript only with the first prompt, and a
+      // session ended before that has nothing to resume
+      await world.until(
+        () =>
+          world.server.ledger.query("SELECT 1 FROM events WHERE asm_id = ? AND event = 'Stop'", asmId)
+            .length > 0,
+        "the first turn's Stop event",
+        30_000,
+      );
 
       // END from the row: the window closes and the row reads ENDED (stored as killed)
       await row.getByRole("button", { name: "END", exact: true }).click();
@@ -56,7 +65,23 @@ Deno.test({
       await page.locator(".dialog button[type=submit]").click();
       await page.locator(".notice").filter({ hasText: /RESUME .*: / }).waitFor({ timeout: 20_000 });
       assert.match(await page.locator(".notice").innerText(), /: done/);
-      await page.locator(`[data-status-for="${asmId}"]`, { hasText: "LIVE" }).waitFor({ timeout: 30_000 });
+      try {
+        await page.locator(`[data-status-for="${asmId}"]`, { hasText: "LIVE" }).waitFor({ timeout: 30_000 });
+      } catch (err) {
+        // what the ledger says, so a failure in CI explains itself
+        const ledger = world.server.ledger;
+        throw new Error(
+          `${(err as Error).message}\nsession: ${JSON.stringify(ledger.session(asmId))}\nruns: ${
+            JSON.stringify(ledger.runs(asmId))
+          }\nevents: ${
+            JSON.stringify(
+              ledger.query("SELECT event, ts, outcome FROM events WHERE asm_id = ? ORDER BY ts", asmId),
+            )
+          }\nlaunches: ${
+            JSON.stringify(ledger.query("SELECT token, kind, matched_asm_id, error FROM launches"))
+          }`,
+        );
+      }
       const resumed = world.server.ledger.session(asmId)!;
       assert.equal(resumed.agent_session_id, sessionId);
       const runs = world.server.ledger.runs(asmId);
