@@ -294,3 +294,29 @@ Deno.test("launch requests asm cannot serve are refused with sentences and open 
   assert.equal(await w.deps.host.windowCount(), 0);
   await refused(endSession(w.deps, "no-such-session"), 404, /no session/);
 });
+
+Deno.test("resume refuses with a sentence when the agent's own transcript is not on disk, and opens nothing", async () => {
+  await using w = world();
+  const gone = join(w.folder, "never-written.jsonl");
+  const base = {
+    agent: "typist",
+    agent_session_id: "typist-no-transcript",
+    cwd: w.folder,
+    transcript_path: gone,
+  };
+  w.ledger.applyEvent(hookEvent({ ...base, ts: "2026-11-29T22:00:00.000Z" }));
+  w.ledger.applyEvent(
+    hookEvent({ ...base, event: "SessionEnd", source: "other", ts: "2026-11-29T22:00:01.000Z" }),
+  );
+  const asmId = asmIdOf("typist", "typist-no-transcript");
+  const windows = await w.deps.host.windowCount();
+  await refused(
+    resumeSession(w.deps, asmId, {}),
+    409,
+    /cannot resume this session: its transcript .* is not on disk/,
+  );
+  assert.equal(await w.deps.host.windowCount(), windows);
+  Deno.writeTextFileSync(gone, "{}\n");
+  const resumed = await resumeSession(w.deps, asmId, {});
+  assert.equal(resumed.kind, "resume");
+});

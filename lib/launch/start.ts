@@ -261,6 +261,16 @@ export async function resumeSession(
 ): Promise<LaunchRecord> {
   const { row, agent } = finishedSession(deps, asmId, "resume");
   if (row.cwd === null) throw new ActionRefused(409, "asm does not know which folder this session ran in");
+  // a resume hands the agent back its own transcript: without it the agent would open, fail and close its
+  // window (Claude Code writes it only with the first prompt, Gemini CLI can delete it), so say so instead
+  if (row.transcript_path !== null && !fileExists(row.transcript_path)) {
+    throw new ActionRefused(
+      409,
+      `${agent.display} cannot resume this session: its transcript ${row.transcript_path} is not on disk (the ` +
+        "session ended before its first turn, or the file was removed); CONTINUE WITH can start a new session " +
+        "from what asm kept",
+    );
+  }
   const prompt = text(request.prompt, "prompt");
   return await start(deps, {
     agent,
@@ -275,6 +285,15 @@ export async function resumeSession(
     continuesAsmId: null,
     bypassHookTrust: request.bypass_hook_trust === true,
   });
+}
+
+function fileExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return false;
+    throw err;
+  }
 }
 
 /** `POST /api/sessions/:id/continue`. */
