@@ -99,6 +99,16 @@ export function RowActions(
   );
 }
 
+/** Cancel and the dialog's own submit button. */
+function DialogFooter({ submit }: { submit: string }) {
+  return (
+    <footer>
+      <button type="button" onClick={() => (open.value = null)}>Cancel</button>
+      <button type="submit">{submit}</button>
+    </footer>
+  );
+}
+
 function LaunchForm({ agents }: { agents: AgentChoice[] }) {
   return (
     <form
@@ -134,10 +144,7 @@ function LaunchForm({ agents }: { agents: AgentChoice[] }) {
       <label>
         Prompt <textarea name="prompt" rows={4} />
       </label>
-      <footer>
-        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
-        <button type="submit">Launch</button>
-      </footer>
+      <DialogFooter submit="Launch" />
     </form>
   );
 }
@@ -167,10 +174,7 @@ function ResumeForm(
       <label>
         Model <input name="model" placeholder="as it was last time" />
       </label>
-      <footer>
-        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
-        <button type="submit">Resume</button>
-      </footer>
+      <DialogFooter submit="Resume" />
     </form>
   );
 }
@@ -201,10 +205,7 @@ function ContinueForm(
       <label>
         Prompt <textarea name="prompt" rows={3} placeholder="what to do next" />
       </label>
-      <footer>
-        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
-        <button type="submit">Continue</button>
-      </footer>
+      <DialogFooter submit="Continue" />
     </form>
   );
 }
@@ -227,10 +228,7 @@ function SendForm({ id, title }: { id: string; title: string }) {
       <label>
         Command <input name="text" required placeholder="/compact" />
       </label>
-      <footer>
-        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
-        <button type="submit">Send</button>
-      </footer>
+      <DialogFooter submit="Send" />
     </form>
   );
 }
