@@ -260,9 +260,9 @@ async function importChild(asmHome: string): Promise<ChildReport> {
   const { Ledger } = await import("../lib/ledger/mod.ts");
   const { loadAgents } = await import("../lib/agents/registry.ts");
   const { importOnce } = await import("../lib/history/import.ts");
-  const { harnessRootsOf } = await import("../lib/history/server.ts");
+  const { harnessRoots } = await import("../lib/config/paths.ts");
   const env = Deno.env.toObject();
-  const roots = harnessRootsOf(asmHome);
+  const roots = harnessRoots(asmHome);
   const ledger = Ledger.open(join(asmHome, "ledger.sqlite"), { harnessRoots: roots });
   try {
     const t0 = performance.now();

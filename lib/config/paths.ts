@@ -3,6 +3,7 @@
  * homes: `ASM_HOME`, `HOME`, `CODEX_HOME`, `GEMINI_CLI_HOME`.
  * @module
  */
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The environment a path is resolved from; defaults to the process environment. */
@@ -27,4 +28,12 @@ export function asmHome(env: Env = processEnv()): string {
 /** The folder this checkout lives in (the parent of `lib/`). */
 export function repoRoot(): string {
   return new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+}
+
+/**
+ * The folders whose sessions are the harness's own, hidden from the list: the system temp folder, asm's data
+ * folder and the hooks folder. One list for the server, the import and launch correlation.
+ */
+export function harnessRoots(asmHome: string): string[] {
+  return [tmpdir(), "/tmp", asmHome, join(repoRoot(), "hooks")];
 }

@@ -12,7 +12,7 @@ import { acquireWriterLock, AlreadyRunningError, currentHolder } from "../server
 import { projectRules } from "./config.ts";
 import { importOnce, type ImportReport } from "./import.ts";
 import { type ImportProgress, progressLine } from "./progress.ts";
-import { harnessRootsOf } from "./server.ts";
+import { harnessRoots } from "../config/paths.ts";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -83,7 +83,7 @@ export async function importCli(
   Deno.mkdirSync(home, { recursive: true });
   const lock = acquireWriterLock(home, { mode: "import" });
   try {
-    const roots = harnessRootsOf(home);
+    const roots = harnessRoots(home);
     const ledger = Ledger.open(join(home, "ledger.sqlite"), { harnessRoots: roots });
     try {
       const log = logTo(home);

@@ -3,20 +3,10 @@
  * 15 minutes) and the refresh service (transcripts that grew, every 10 seconds, live sessions or not).
  * @module
  */
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { asmHome, repoRoot } from "../config/paths.ts";
+import { resolve } from "node:path";
+import { asmHome, harnessRoots } from "../config/paths.ts";
 import type { ServerContext } from "../server/router.ts";
 import { type ImportRunner, importRunner } from "./runner.ts";
-
-/**
- * The harness roots, as lib/server/app.ts `harnessRoots` lists them (system temp, asm's data folder, the hooks
- * folder). Repeated here because importing app.ts from a service would close an import cycle (app.ts imports the
- * services); keep the two lists equal.
- */
-export function harnessRootsOf(asmHome: string): string[] {
-  return [tmpdir(), "/tmp", asmHome, join(repoRoot(), "hooks")];
-}
 
 /** The import runner of the server whose context this is. */
 export function runnerFor(ctx: ServerContext): ImportRunner {
@@ -25,7 +15,7 @@ export function runnerFor(ctx: ServerContext): ImportRunner {
     asmHome: ctx.asmHome,
     env: ctx.env,
     log: ctx.log,
-    harnessRoots: harnessRootsOf(ctx.asmHome),
+    harnessRoots: harnessRoots(ctx.asmHome),
   });
 }
 

@@ -1,10 +1,5 @@
 import assert from "node:assert/strict";
-import { harnessRoots } from "../server/app.ts";
-import { harnessRootsOf, ownsAgentHomes } from "./server.ts";
-
-Deno.test("the import's harness roots are the server's, folder for folder", () => {
-  assert.deepEqual(harnessRootsOf("/home/me/.asm"), harnessRoots("/home/me/.asm"));
-});
+import { ownsAgentHomes } from "./server.ts";
 
 Deno.test("the server imports on its own only the agents' homes its data folder belongs with", () => {
   assert.equal(ownsAgentHomes({ asmHome: "/home/me/.asm", env: { HOME: "/home/me" } }), true);

@@ -4,9 +4,7 @@
  * bypass only in testing mode) and the correlation service that runs every 2 s.
  * @module
  */
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { repoRoot } from "../config/paths.ts";
+import { harnessRoots } from "../config/paths.ts";
 import { loadAgents } from "../agents/registry.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { correlateOnce, type CorrelateReport } from "./correlate.ts";
@@ -44,8 +42,7 @@ export function correlateForServer(ctx: LaunchContext): CorrelateReport {
     ledger: ctx.ledger,
     env: ctx.env,
     agents: loadAgents({ asmHome: ctx.asmHome, env: ctx.env }),
-    // the harness folders of lib/server/app.ts harnessRoots (importing it from here would make a cycle)
-    harnessRoots: [tmpdir(), "/tmp", ctx.asmHome, join(repoRoot(), "hooks")],
+    harnessRoots: harnessRoots(ctx.asmHome),
     log: ctx.log,
   });
 }

@@ -4,10 +4,9 @@
  * @module
  */
 import { join } from "node:path";
-import { tmpdir } from "node:os";
 import { drainOnce, type DrainReport } from "../inbox/mod.ts";
 import { type HookEvent, isoAt, Ledger } from "../ledger/mod.ts";
-import { repoRoot } from "../config/paths.ts";
+import { harnessRoots } from "../config/paths.ts";
 import { loadAgents, orphanEventReason } from "../agents/registry.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
 import { BackgroundTask } from "./tasks.ts";
@@ -45,11 +44,6 @@ export interface RunningServer {
   /** runs one drain now (tests and `./asm drain` share the code path) */
   drainNow(): DrainReport;
   close(): Promise<void>;
-}
-
-/** The folders whose sessions are the harness's own (hidden): system temp, asm's data folder, the hooks folder. */
-export function harnessRoots(asmHome: string): string[] {
-  return [tmpdir(), "/tmp", asmHome, join(repoRoot(), "hooks")];
 }
 
 /**
@@ -160,3 +154,5 @@ export function startServer(options: ServerOptions): RunningServer {
     },
   };
 }
+
+export { harnessRoots };
