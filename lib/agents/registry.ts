@@ -192,11 +192,14 @@ export function knownAdapters(): string[] {
 
 /** The whole adapter of an agent (by its `adapter` key); throws a sentence for an unknown one. */
 export function adapterOf(agent: AgentConfig): AgentAdapter {
-  const adapter = ADAPTERS[agent.adapter];
+  return adapterNamed(agent.adapter);
+}
+
+/** The adapter of that name (agents.toml's `adapter` key). */
+export function adapterNamed(name: string): AgentAdapter {
+  const adapter = ADAPTERS[name];
   if (!adapter) {
-    throw new AgentsFileError(
-      `asm has no adapter named "${agent.adapter}"; it has ${knownAdapters().join(", ")}`,
-    );
+    throw new AgentsFileError(`asm has no adapter named "${name}"; it has ${knownAdapters().join(", ")}`);
   }
   return adapter;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { TranscriptHandle } from "../agents/transcript_types.ts";
+import { type LineBuffer, lineBuffer, TABLE_SLOTS } from "./newline_scan.ts";
 
 /** Receives complete lines: the bytes `[start, end)` of `buf`, newline (and a trailing CR) excluded. */
 export interface LineSink {
@@ -41,8 +42,25 @@ export interface PassOutcome {
   shrank: boolean;
 }
 
-const NEWLINE = 10;
 const CR = 13;
+const DEFAULT_CHUNK = 1 << 20;
+
+/**
+ * Read buffers of the default size, reused across passes: a fresh buffer per file costs more than the reads
+ * themselves (the kernel zero-fills every new page it copies into). A pass takes one and gives it back when it
+ * ends, so passes that interleave (the server yields between chunks) never share one; one that grew for a long
+ * line is dropped, so the pool never holds more than POOL_MAX default-sized buffers.
+ */
+const POOL: LineBuffer[] = [];
+const POOL_MAX = 4;
+
+function takeBuffer(bytes: number): LineBuffer {
+  return (bytes === DEFAULT_CHUNK ? POOL.pop() : undefined) ?? lineBuffer(bytes);
+}
+
+function giveBack(buf: LineBuffer): void {
+  if (buf.bytes.length === DEFAULT_CHUNK && POOL.length < POOL_MAX) POOL.push(buf);
+}
 
 function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
@@ -59,11 +77,11 @@ export async function passFile(
   sink: LineSink,
   options: PassOptions = {},
 ): Promise<PassOutcome> {
-  const chunk = options.chunkBytes ?? 1 << 20;
+  const chunk = options.chunkBytes ?? DEFAULT_CHUNK;
   const maxLine = Math.max(options.maxLineBytes ?? 16 << 20, chunk);
   const yieldEvery = options.yieldEveryMs ?? Infinity;
-  let buf = new Uint8Array(Math.min(chunk, Math.max(size - from, 1)));
-  let carry = 0; // bytes of an unfinished line at the start of buf
+  const lines = takeBuffer(chunk);
+  let carry = 0; // bytes of an unfinished line at the start of the buffer
   let skipping = false; // inside an oversized line: drop bytes until its newline
   let pos = from;
   const out: PassOutcome = {
@@ -75,59 +93,66 @@ export async function passFile(
     shrank: false,
   };
   let sliceStart = performance.now();
-  while (pos < size) {
-    if (carry === buf.length) {
-      // a line longer than the buffer: grow up to the cap, then give up on the line and skip to its end
-      if (buf.length < maxLine) {
-        const bigger = new Uint8Array(Math.min(buf.length * 2, maxLine));
-        bigger.set(buf);
-        buf = bigger;
-      } else {
-        skipping = true;
-        out.oversized++;
-        carry = 0;
-      }
-    }
-    const want = Math.min(buf.length - carry, size - pos);
-    const n = handle.read(buf.subarray(carry, carry + want), pos);
-    if (n <= 0) {
-      out.shrank = true;
-      break;
-    }
-    pos += n;
-    out.bytesRead += n;
-    const end = carry + n;
-    let start = 0;
-    let scan = skipping ? 0 : carry;
-    for (;;) {
-      const nl = buf.indexOf(NEWLINE, scan);
-      if (nl < 0 || nl >= end) break;
-      if (skipping) skipping = false;
-      else {
-        let lineEnd = nl;
-        if (lineEnd > start && buf[lineEnd - 1] === CR) lineEnd--;
-        if (lineEnd > start) {
-          sink.line(buf, start, lineEnd);
-          out.lines++;
+  try {
+    while (pos < size) {
+      if (carry === lines.bytes.length) {
+        // a line longer than the buffer: grow up to the cap, then give up on the line and skip to its end
+        if (lines.bytes.length < maxLine) lines.grow(Math.min(lines.bytes.length * 2, maxLine));
+        else {
+          skipping = true;
+          out.oversized++;
+          carry = 0;
         }
       }
-      start = nl + 1;
-      scan = start;
+      const buf = lines.bytes;
+      const want = Math.min(buf.length - carry, size - pos);
+      const n = handle.read(buf.subarray(carry, carry + want), pos);
+      if (n <= 0) {
+        out.shrank = true;
+        break;
+      }
+      pos += n;
+      out.bytesRead += n;
+      const end = carry + n;
+      let start = 0;
+      // only the bytes read: past `end` a reused buffer holds an earlier file's bytes
+      let scan = skipping ? 0 : carry;
+      for (;;) {
+        const newlines = lines.scan(scan, end);
+        for (let i = 0; i < newlines.length; i++) {
+          const nl = newlines[i];
+          if (skipping) skipping = false;
+          else {
+            let lineEnd = nl;
+            if (lineEnd > start && buf[lineEnd - 1] === CR) lineEnd--;
+            if (lineEnd > start) {
+              sink.line(buf, start, lineEnd);
+              out.lines++;
+            }
+          }
+          start = nl + 1;
+        }
+        // a full table: there may be more newlines after the last one reported
+        if (newlines.length < TABLE_SLOTS) break;
+        scan = start;
+      }
+      if (skipping) {
+        // the whole chunk belongs to the oversized line
+        carry = 0;
+        out.offset = pos;
+      } else {
+        out.offset = pos - (end - start);
+        carry = end - start;
+        if (carry > 0 && start > 0) buf.copyWithin(0, start, end);
+      }
+      options.onBytes?.(out.bytesRead);
+      if (performance.now() - sliceStart >= yieldEvery) {
+        await yieldToLoop();
+        sliceStart = performance.now();
+      }
     }
-    if (skipping) {
-      // the whole chunk belongs to the oversized line
-      carry = 0;
-      out.offset = pos;
-    } else {
-      out.offset = pos - (end - start);
-      carry = end - start;
-      if (carry > 0 && start > 0) buf.copyWithin(0, start, end);
-    }
-    options.onBytes?.(out.bytesRead);
-    if (performance.now() - sliceStart >= yieldEvery) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
+  } finally {
+    giveBack(lines);
   }
   out.partialTail = skipping ? 0 : carry;
   if (skipping) {

@@ -60,3 +60,13 @@ Deno.test("a file that ends before the size the walk saw is reported as shrunk",
   assert.equal(out.shrank, true);
   assert.equal(out.offset, 4);
 });
+
+Deno.test("a pass never sees the bytes an earlier pass left in its reused buffer", async () => {
+  await linesOf("x".repeat(5000) + "\n" + "y".repeat(3000) + "\n");
+  const { lines, out } = await linesOf("ab");
+  assert.deepEqual(lines, []);
+  assert.equal(out.partialTail, 2);
+  assert.equal(out.offset, 0);
+  const second = await linesOf("cd\nef");
+  assert.deepEqual(second.lines, ["cd"]);
+});

@@ -1,7 +1,7 @@
 /**
  * One batch of the import: the files read are grouped by session (with the saved states of a session's other
  * files), folded into facts, enriched by each agent (titles, links), derived into rows (title, closeout,
- * project), copied when the agent keeps copies, and written in one transaction.
+ * project), and written in one transaction. (The copies of agents that keep copies were written by the reads.)
  * @module
  */
 import type { AgentConfig, Env } from "../agents/protocol.ts";
@@ -24,7 +24,7 @@ import {
   writeDerived,
   type WriteReport,
 } from "../ledger/mod.ts";
-import { copyPathOf, hasCopy, writeCopy } from "./copies.ts";
+import { copyPathOf, hasCopy } from "./copies.ts";
 import { errorText, type FileRead, parseFold } from "./read_file.ts";
 import type { ProjectRoots } from "./roots.ts";
 
@@ -47,7 +47,7 @@ export interface BatchOptions {
 }
 
 /** Folds, enriches, derives and writes one batch of files read, in one transaction. */
-export async function writeBatch(batch: FileRead[], o: BatchOptions): Promise<WriteReport> {
+export function writeBatch(batch: FileRead[], o: BatchOptions): WriteReport {
   const { io, roots, byPath, problem, now } = o;
   const known = o.sessionFiles;
   // group the files by session: a session may be kept in several files (some read earlier, saved in the ledger)
@@ -107,23 +107,8 @@ export async function writeBatch(batch: FileRead[], o: BatchOptions): Promise<Wr
     }
   }
 
-  // transcript copies of agents that may delete their own files
-  const copied = new Set<string>();
-  for (const read of batch) {
-    if (!read.agent.keep_copies) continue;
-    const dest = copyPathOf(o.asmHome, read.agent.name, read.file.rel);
-    try {
-      await writeCopy(read.file.path, dest, read.file.size);
-      copied.add(dest);
-    } catch (err) {
-      problem({
-        what: "transcript copy failed",
-        agent: read.agent.name,
-        path: read.file.path,
-        error: errorText(err),
-      });
-    }
-  }
+  // the copies the reads wrote (agents that may delete their own files)
+  const copied = new Set(batch.map((read) => read.copy).filter((c): c is string => c !== null));
 
   const closeoutSkills = o.agents.map((a) => a.closeout_skill).filter((s) => s !== "");
   const sessions: DerivedSession[] = [];
@@ -162,7 +147,7 @@ export async function writeBatch(batch: FileRead[], o: BatchOptions): Promise<Wr
     asm_id: read.sessionId === null ? null : asmIdOf(read.agent.name, read.sessionId),
     read_offset: read.outcome.offset,
     tail: read.tail,
-    fold: JSON.stringify(read.state),
+    fold: read.fold,
     problem: read.problem,
   }));
   const written = writeDerived(o.ledger, { sessions, files, now: isoAt(now()) });

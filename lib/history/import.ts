@@ -11,12 +11,14 @@ import type { AgentConfig, Env } from "../agents/protocol.ts";
 import { adapterOf } from "../agents/registry.ts";
 import type { TranscriptCapability, TranscriptFile, TranscriptIo } from "../agents/transcript_types.ts";
 import type { ProjectRules } from "../derive/project.ts";
-import { isoAt, knownFiles, type Ledger } from "../ledger/mod.ts";
+import { foldStateOf, isoAt, knownFiles, type Ledger } from "../ledger/mod.ts";
 import { writeBatch } from "./batch.ts";
 import { denoIo } from "./io.ts";
 import { planReads } from "./plan.ts";
 import { type ImportProgress, progressOf } from "./progress.ts";
-import { errorText, type FileRead, readTranscript } from "./read_file.ts";
+import { copyPathOf } from "./copies.ts";
+import { bundles, completions, defaultReadWorkers, type ReadPool, startReadPool } from "./read_pool.ts";
+import { errorText, type FileRead, type ReadDone, type ReadJob, readTranscript } from "./read_file.ts";
 import { projectRoots } from "./roots.ts";
 
 /** What one import needs. */
@@ -39,6 +41,11 @@ export interface ImportOptions {
   only?: { agent: string; path: string }[];
   /** Files that failed to read, by path -> "size:mtime": skipped until they change (the refresh). */
   failed?: Map<string, string>;
+  /**
+   * Read workers: 0 reads in this thread. Default: {@link defaultReadWorkers} when the reads are many and go
+   * through the real file system, else 0 (an `io` handed in is only reachable from this thread).
+   */
+  workers?: number;
   /** Sessions per write transaction (default 500). */
   batchSessions?: number;
   chunkBytes?: number;
@@ -173,38 +180,74 @@ export async function importOnce(o: ImportOptions): Promise<ImportReport> {
   }
   const batchSize = o.batchSessions ?? 500;
   const batchOptions = { ...o, io, roots, byPath, sessionFiles, problem, now };
-  const write = async (files: FileRead[]) => {
-    const written = await writeBatch(files, batchOptions);
+  const write = (files: FileRead[]) => {
+    const written = writeBatch(files, batchOptions);
     report.sessions_inserted += written.inserted;
     report.sessions_updated += written.updated;
   };
+  // the reads: in workers when there are many (the walk is done, the writer keeps this thread), else here
+  const workers = o.workers ??
+    (o.io === undefined && (reads.length >= PARALLEL_FILES || totals.bytes >= PARALLEL_BYTES)
+      ? defaultReadWorkers()
+      : 0);
+  const pool: ReadPool | null = workers > 0 ? startReadPool(workers) : null;
+  const jobOf = (read: (typeof reads)[number]): ReadJob => {
+    const agent = capOf.get(read.file.agent)!.agent;
+    return {
+      read,
+      agent,
+      // only a grown file is read on from its offset, with the state saved there
+      savedFold: read.mode === "resume" ? foldStateOf(o.ledger, read.file.path) : null,
+      copyTo: agent.keep_copies ? copyPathOf(o.asmHome, agent.name, read.file.rel) : null,
+      chunkBytes: o.chunkBytes,
+      maxLineBytes: o.maxLineBytes,
+      yieldEveryMs: pool ? undefined : o.yieldEveryMs,
+    };
+  };
+  const readHere = async ([job]: ReadJob[]): Promise<ReadDone[]> => [
+    await readTranscript(job, capOf.get(job.agent.name)!.cap, io, (n) => progress(false, n)),
+  ];
+  const jobs = reads.map(jobOf);
   let batch: FileRead[] = [];
-  for (const read of reads) {
-    if (o.shouldStop?.()) {
-      report.stopped = true;
-      break;
+  try {
+    for await (
+      const { job, done } of completions(
+        pool ? bundles(jobs, BUNDLE_FILES, BUNDLE_BYTES) : jobs.map((job) => [job]),
+        pool ? pool.read : readHere,
+        pool ? pool.size * IN_FLIGHT_PER_WORKER : 1,
+      )
+    ) {
+      if (o.shouldStop?.()) {
+        report.stopped = true;
+        break;
+      }
+      const { read } = job;
+      for (const line of done.problems) problem(line);
+      filesDone++;
+      bytesDone += Math.max(read.file.size - read.from, 0);
+      if (done.data === null) {
+        report.files_failed++;
+        o.failed?.set(read.file.path, `${read.file.size}:${read.file.mtimeMs}`);
+      } else {
+        o.failed?.delete(read.file.path);
+        report.files_read++;
+        if (done.data.resumed) report.files_resumed++;
+        report.bytes_read += done.data.outcome.bytesRead;
+        const r = capOf.get(read.file.agent)!;
+        batch.push({ ...done.data, agent: r.agent, cap: r.cap });
+      }
+      progress(false);
+      if (batch.length >= batchSize && !o.shouldStop?.()) {
+        write(batch);
+        batch = [];
+        // the server answers requests between batches
+        if (pool) await yieldToLoop();
+      }
     }
-    const r = capOf.get(read.file.agent)!;
-    const got = await readTranscript(read, r, { ...o, io, problem }, (n) => progress(false, n));
-    filesDone++;
-    bytesDone += Math.max(read.file.size - read.from, 0);
-    if (got === null) {
-      report.files_failed++;
-      o.failed?.set(read.file.path, `${read.file.size}:${read.file.mtimeMs}`);
-    } else {
-      o.failed?.delete(read.file.path);
-      report.files_read++;
-      if (got.resumed) report.files_resumed++;
-      report.bytes_read += got.outcome.bytesRead;
-      batch.push(got);
-    }
-    progress(false);
-    if (batch.length >= batchSize && !o.shouldStop?.()) {
-      await write(batch);
-      batch = [];
-    }
+  } finally {
+    pool?.close();
   }
-  if (batch.length && !o.shouldStop?.()) await write(batch);
+  if (batch.length && !o.shouldStop?.()) write(batch);
   else if (batch.length) report.stopped = true;
   const t1 = now();
   report.finished_at = isoAt(t1);
@@ -217,6 +260,19 @@ export async function importOnce(o: ImportOptions): Promise<ImportReport> {
     bytes_done: bytesDone,
   }, t1 - t0));
   return report;
+}
+
+/** Reads worth workers: this many files, or this many bytes. */
+const PARALLEL_FILES = 64;
+const PARALLEL_BYTES = 32 << 20;
+/** Bundles sent to each worker ahead of its answers, so it never waits for the writer. */
+const IN_FLIGHT_PER_WORKER = 4;
+/** A bundle: at most this many files, about this many bytes. */
+const BUNDLE_FILES = 64;
+const BUNDLE_BYTES = 8 << 20;
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function safeHome(env: Env): string {

@@ -1,10 +1,11 @@
 /**
  * Reading one transcript file for the import: on from its saved offset with its saved fold state when the file
  * only grew (and its bytes before the offset are unchanged), else whole; through the byte pass; with one log line
- * when it cannot be read or reads badly.
+ * when it cannot be read or reads badly; and, for an agent that keeps copies, its compressed copy. Everything it
+ * needs comes in the job and everything it learns goes out in the result, so it runs the same in the importing
+ * thread and in a read worker (`read_pool.ts`).
  * @module
  */
-import { createHash } from "node:crypto";
 import type { AgentConfig } from "../agents/protocol.ts";
 import type {
   TranscriptCapability,
@@ -13,22 +14,52 @@ import type {
   TranscriptIo,
 } from "../agents/transcript_types.ts";
 import { passFile, type PassOutcome } from "../derive/byte_pass.ts";
-import { foldStateOf, type Ledger } from "../ledger/mod.ts";
+import { writeCopy } from "./copies.ts";
 import type { ReadPlan } from "./plan.ts";
 
-/** A file read in this import. */
-export interface FileRead {
-  agent: AgentConfig;
-  cap: TranscriptCapability;
+/** What a read learned of one file: plain data (it crosses from a read worker to the writer). */
+export interface FileReadData {
   file: TranscriptFile;
   state: unknown;
+  /** `state` as JSON: what import_state keeps to read on from the offset next time */
+  fold: string;
   sessionId: string | null;
   outcome: PassOutcome;
   tail: string | null;
   problem: string | null;
   /** read on from a saved offset (false: read whole, also when a planned resume fell back) */
   resumed: boolean;
+  /** the compressed copy written for an agent that keeps copies, or null */
+  copy: string | null;
 }
+
+/** A file read in this import, with its agent. */
+export interface FileRead extends FileReadData {
+  agent: AgentConfig;
+  cap: TranscriptCapability;
+}
+
+/** One file to read, with everything the read needs. */
+export interface ReadJob {
+  read: ReadPlan;
+  agent: AgentConfig;
+  /** the fold state saved at the plan's offset (JSON), for a resume; null reads the file whole */
+  savedFold: string | null;
+  /** where to write the compressed copy (an agent that keeps copies), or null */
+  copyTo: string | null;
+  chunkBytes?: number;
+  maxLineBytes?: number;
+  yieldEveryMs?: number;
+}
+
+/** What a read did: the data (null when the file could not be read) and the log lines it owes. */
+export interface ReadDone {
+  data: FileReadData | null;
+  problems: Record<string, unknown>[];
+}
+
+/** The part of a job the read itself uses (what a worker is sent). */
+export type ReadInput = Omit<ReadJob, "agent">;
 
 /** Bytes hashed at the start of a file and before its offset: the guard against resuming a rewritten file. */
 const GUARD_BYTES = 512;
@@ -49,16 +80,26 @@ function readRange(handle: TranscriptHandle, start: number, end: number): Uint8A
   return buf;
 }
 
+/** 32-bit FNV-1a of `bytes`, continuing from `hash`. */
+function fnv1a(bytes: Uint8Array, hash: number): number {
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i], 16777619);
+  return hash >>> 0;
+}
+
 /**
- * sha-256 (hex) of the first 512 bytes and the 512 bytes before `offset`: a file rewritten in place (not only
- * appended to) is read whole again instead of on from an offset that no longer means anything.
+ * A checksum of the first 512 bytes and the 512 bytes before `offset` (two FNV-1a runs with different seeds, as
+ * hex): a file rewritten in place (not only appended to) is read whole again instead of on from an offset that no
+ * longer means anything. It guards against accidents, not adversaries: a fast hash is enough, and it is taken
+ * once per file read.
  */
-function tailHash(handle: TranscriptHandle, offset: number): string | null {
+export function tailHash(handle: TranscriptHandle, offset: number): string | null {
   if (offset <= 0) return null;
   const head = readRange(handle, 0, Math.min(GUARD_BYTES, offset));
   const tail = readRange(handle, Math.max(0, offset - GUARD_BYTES), offset);
   if (head === null || tail === null) return null;
-  return createHash("sha256").update(head).update(tail).digest("hex");
+  const a = fnv1a(tail, fnv1a(head, 2166136261));
+  const b = fnv1a(tail, fnv1a(head, 0x9747b28c));
+  return `fnv:${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}:${offset}`;
 }
 
 /** {@link tailHash} of a file not open yet. */
@@ -81,46 +122,40 @@ export function parseFold(json: string | null): unknown | null {
   }
 }
 
-/** What reading a file needs beyond the file. */
-export interface ReadOptions {
-  ledger: Ledger;
-  chunkBytes?: number;
-  maxLineBytes?: number;
-  yieldEveryMs?: number;
-}
-
-/** Reads one file (on from its offset, or whole); null when it could not be read (one log line said why). */
+/**
+ * Reads one file (on from its offset with the saved state, or whole). `data` is null when it could not be read;
+ * `problems` holds the one log line a bad file costs.
+ */
 export async function readTranscript(
-  read: ReadPlan,
-  r: { agent: AgentConfig; cap: TranscriptCapability },
-  o: ReadOptions & { io: TranscriptIo; problem: (line: Record<string, unknown>) => void },
-  onBytes: (n: number) => void,
-): Promise<FileRead | null> {
-  const { io, problem } = o;
-  const { file } = read;
-  let from = read.from;
+  job: ReadInput,
+  cap: TranscriptCapability,
+  io: TranscriptIo,
+  onBytes?: (n: number) => void,
+): Promise<ReadDone> {
+  const { file } = job.read;
+  const problems: Record<string, unknown>[] = [];
+  const done = (data: FileReadData | null): ReadDone => ({ data, problems });
+  let from = job.read.from;
   let saved: unknown | null = null;
-  if (read.mode === "resume") {
+  if (job.read.mode === "resume") {
     try {
-      saved = read.known?.tail === tailHashOf(io, file.path, from)
-        ? parseFold(foldStateOf(o.ledger, file.path))
-        : null;
+      saved = job.read.known?.tail === tailHashOf(io, file.path, from) ? parseFold(job.savedFold) : null;
     } catch {
       saved = null;
     }
     if (saved === null) from = 0; // rewritten in place, or no usable state: read it whole
   }
-  const fold = r.cap.fold(file, saved);
-  const badBefore = saved === null ? 0 : r.cap.facts([saved], [file]).bad_lines;
+  const fold = cap.fold(file, saved);
+  const badBefore = saved === null ? 0 : cap.facts([saved], [file]).bad_lines;
   let outcome: PassOutcome;
   let tail: string | null;
   try {
     const handle = io.open(file.path);
     try {
       outcome = await passFile(handle, from, file.size, fold, {
-        chunkBytes: o.chunkBytes,
-        maxLineBytes: o.maxLineBytes,
-        yieldEveryMs: o.yieldEveryMs,
+        chunkBytes: job.chunkBytes,
+        maxLineBytes: job.maxLineBytes,
+        yieldEveryMs: job.yieldEveryMs,
         onBytes,
       });
       tail = outcome.shrank ? null : tailHash(handle, outcome.offset);
@@ -128,44 +163,63 @@ export async function readTranscript(
       handle.close();
     }
   } catch (err) {
-    problem({ what: "transcript unreadable", agent: file.agent, path: file.path, error: errorText(err) });
-    return null;
+    problems.push({
+      what: "transcript unreadable",
+      agent: file.agent,
+      path: file.path,
+      error: errorText(err),
+    });
+    return done(null);
   }
   if (outcome.shrank) {
-    problem({
+    problems.push({
       what: "transcript changed while being read",
       agent: file.agent,
       path: file.path,
       error: `it ended at byte ${from + outcome.bytesRead} of ${file.size}; it is read again next time`,
     });
-    return null;
+    return done(null);
   }
   const state = fold.state();
-  const facts = r.cap.facts([state], [file]);
+  const facts = cap.facts([state], [file]);
   const bad = facts.bad_lines - badBefore;
   const issues: string[] = [];
   if (bad > 0) issues.push(`${bad} line(s) could not be read`);
   if (outcome.oversized > 0) issues.push(`${outcome.oversized} line(s) over the line limit were skipped`);
   if (outcome.partialTail > 0) issues.push(`it ends in an incomplete line of ${outcome.partialTail} bytes`);
-  const sessionId = r.cap.sessionOf(state, file);
+  const sessionId = cap.sessionOf(state, file);
   if (sessionId === null) issues.push("it names no session id; it is not a session");
   if (issues.length) {
-    problem({
+    problems.push({
       what: "transcript read with problems",
       agent: file.agent,
       path: file.path,
       error: issues.join("; "),
     });
   }
-  return {
-    agent: r.agent,
-    cap: r.cap,
+  let copy: string | null = null;
+  if (job.copyTo !== null) {
+    try {
+      await writeCopy(file.path, job.copyTo, file.size);
+      copy = job.copyTo;
+    } catch (err) {
+      problems.push({
+        what: "transcript copy failed",
+        agent: file.agent,
+        path: file.path,
+        error: errorText(err),
+      });
+    }
+  }
+  return done({
     file,
     state,
+    fold: JSON.stringify(state),
     sessionId,
     outcome,
     tail,
     problem: issues.length ? issues.join("; ") : null,
     resumed: from > 0,
-  };
+    copy,
+  });
 }

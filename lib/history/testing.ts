@@ -100,6 +100,72 @@ export function ledgerDigest(ledger: Ledger): string {
   return hash.digest("hex");
 }
 
+/** Session ids of the shared fixtures, as {@link placeFixtures} lays them out. */
+export const CLAUDE_PLAIN = "11111111-2222-4333-8444-555555555555";
+export const CLAUDE_AGENT_PARENT = "357e623d-2687-473b-b7a1-aaf113475103";
+export const CLAUDE_BEFORE_CLEAR = "9489399f-ac78-4316-81cd-2726c9579121";
+export const CLAUDE_AFTER_CLEAR = "f826f6a9-ce37-4890-894d-d65e4845873a";
+export const CODEX = {
+  exec: "01a2295d-92ca-73a0-ac65-5a6372a1a905",
+  execTool: "01a2295e-3e74-7b51-9630-f5ff1307a47f",
+  execResumed: "01a2295e-6988-7d92-8f7d-1003fec4bca0",
+  tui: "01a2295f-0ad6-7852-afe2-883c2e6eae7a",
+  tuiKilled: "01a2295f-bf52-7960-be5b-3035993272f7",
+  neverPrompted: "01a2295f-a367-78c3-a99f-aea70e6b0f45",
+};
+const ROLLOUTS: [string, string, string][] = [
+  ["exec-plain-chat", CODEX.exec, "2026-11-29T22-12-08"],
+  ["exec-tool-call", CODEX.execTool, "2026-11-29T22-12-51"],
+  ["exec-tool-call-with-hooks-then-resumed-twice", CODEX.execResumed, "2026-11-29T22-13-02"],
+  ["tui-chat-plus-tool-call", CODEX.tui, "2026-11-29T22-13-44"],
+  ["tui-killed-by-sigterm-mid-turn", CODEX.tuiKilled, "2026-11-29T22-14-30"],
+  ["tui-new-thread-never-prompted-materialized-at-daemon-stop", CODEX.neverPrompted, "2026-11-29T22-14-23"],
+];
+
+/** Lays the shared fixtures out the way each agent keeps them, in the world's temporary home. */
+export function placeFixtures(w: ImportWorld): void {
+  const claude = ".claude/projects";
+  w.place(
+    fixture(`claude/p-mode/transcripts/plain-then-resume-then-continue.${CLAUDE_PLAIN}.jsonl`),
+    `${claude}/-tmp-cc-proj-3/${CLAUDE_PLAIN}.jsonl`,
+  );
+  w.place(
+    fixture(`claude/p-mode/transcripts/${CLAUDE_AGENT_PARENT}.jsonl`),
+    `${claude}/-tmp-cc-proj-3/${CLAUDE_AGENT_PARENT}.jsonl`,
+  );
+  w.place(
+    fixture(`claude/p-mode/transcripts/${CLAUDE_AGENT_PARENT}/subagents/agent-ac5a87ca59462ada7.jsonl`),
+    `${claude}/-tmp-cc-proj-3/${CLAUDE_AGENT_PARENT}/subagents/agent-ac5a87ca59462ada7.jsonl`,
+  );
+  w.place(
+    fixture(
+      `claude/interactive/transcripts/before-clear.chat-tool-skill-rename.${CLAUDE_BEFORE_CLEAR}.jsonl`,
+    ),
+    `${claude}/-tmp-cc-proj-5/${CLAUDE_BEFORE_CLEAR}.jsonl`,
+  );
+  w.place(
+    fixture(`claude/interactive/transcripts/after-clear.${CLAUDE_AFTER_CLEAR}.jsonl`),
+    `${claude}/-tmp-cc-proj-5/${CLAUDE_AFTER_CLEAR}.jsonl`,
+  );
+  w.place(fixture("claude/interactive/home-files/history.jsonl"), ".claude/history.jsonl");
+  for (const [name, id, stamp] of ROLLOUTS) {
+    w.place(
+      fixture(`codex/rollouts/${name}.rollout.jsonl`),
+      `.codex/sessions/2026/11/29/rollout-${stamp}-${id}.jsonl`,
+    );
+  }
+  w.place(fixture("codex/state/home3-state_5.sqlite"), ".codex/state_5.sqlite");
+  for (const f of ["session-2026-11-29T22-22-03265f03.jsonl", "session-2026-11-29T22-22-11111111.jsonl"]) {
+    w.place(fixture(`gemini/headless/chats/${f}`), `.gemini/tmp/proj-a/chats/${f}`);
+  }
+  w.write(".gemini/tmp/proj-a/.project_root", "/tmp/gmfx/proj-a");
+  for (const f of ["session-2026-11-29T22-22-c1da5980.jsonl", "session-2026-11-29T22-23-4966ac10.jsonl"]) {
+    w.place(fixture(`gemini/interactive/chats/${f}`), `.gemini/tmp/proj-b/chats/${f}`);
+  }
+  w.write(".gemini/tmp/proj-b/.project_root", "/tmp/gmfx/proj-b");
+  w.place(fixture("gemini/interactive/logs.json"), ".gemini/tmp/proj-b/logs.json");
+}
+
 /** Faults a test can inject into the reads. */
 export interface Faults {
   /** opening these paths throws (permissions; tests run as root, so chmod 000 cannot do it) */

@@ -120,10 +120,10 @@ INSERT INTO sessions (asm_id, agent, agent_session_id, status, name, imported_na
   thread_source, harness, started_at, last_seen, ended_at, turns, first_message, title, summary, model,
   context_tokens, agent_version, closeout_state, project, primary_folder, transcript_copy, parent_asm_id,
   cleared_from_asm_id, derived_at)
-VALUES ($asm_id, $agent, $agent_session_id, 'ended', $name, $name, $cwd, $transcript_path, $source,
-  $thread_source, $harness, $started_at, $last_seen, NULL, $turns, $first_message, $title, $summary, $model,
-  $context_tokens, $agent_version, $closeout_state, $project, $primary_folder, $transcript_copy, $parent_asm_id,
-  $cleared_from_asm_id, $derived_at)
+VALUES (?1, ?2, ?3, 'ended', ?4, ?4, ?5, ?6, ?7,
+  ?8, ?9, ?10, ?11, NULL, ?12, ?13, ?14, ?15, ?16,
+  ?17, ?18, ?19, ?20, ?21, ?22, ?23,
+  ?24, ?25)
 ON CONFLICT (asm_id) DO UPDATE SET
   name = CASE WHEN sessions.name IS NULL OR sessions.name = sessions.imported_name THEN excluded.name
     ELSE sessions.name END,
@@ -156,7 +156,7 @@ ON CONFLICT (asm_id) DO UPDATE SET
 
 const UPSERT_FILE = `
 INSERT INTO import_state (path, agent, size, mtime, asm_id, ino, read_offset, tail, fold, problem, imported_at)
-VALUES ($path, $agent, $size, $mtime, $asm_id, $ino, $read_offset, $tail, $fold, $problem, $imported_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime = excluded.mtime,
   asm_id = excluded.asm_id, ino = excluded.ino, read_offset = excluded.read_offset, tail = excluded.tail,
   fold = excluded.fold, problem = excluded.problem, imported_at = excluded.imported_at`;
@@ -183,33 +183,34 @@ export function writeDerived(
       const existed = exists.get(s.asm_id) !== undefined;
       if (existed) report.updated++;
       else report.inserted++;
-      upsert.run({
-        asm_id: s.asm_id,
-        agent: s.agent,
-        agent_session_id: s.agent_session_id,
-        name: s.name,
-        cwd: s.cwd,
-        transcript_path: s.transcript_path,
-        source: s.source,
-        thread_source: s.thread_source,
-        harness: s.harness ? 1 : 0,
-        started_at: s.started_at,
-        last_seen: s.last_seen,
-        turns: s.turns,
-        first_message: s.first_message,
-        title: s.title,
-        summary: s.summary,
-        model: s.model,
-        context_tokens: s.context_tokens,
-        agent_version: s.agent_version,
-        closeout_state: s.closeout_state,
-        project: s.project,
-        primary_folder: s.primary_folder,
-        transcript_copy: s.transcript_copy,
-        parent_asm_id: s.parent_asm_id,
-        cleared_from_asm_id: s.cleared_from_asm_id,
-        derived_at: batch.now,
-      });
+      // positional: binding an object of 25 named values costs more than the row's insert
+      upsert.run(
+        s.asm_id,
+        s.agent,
+        s.agent_session_id,
+        s.name,
+        s.cwd,
+        s.transcript_path,
+        s.source,
+        s.thread_source,
+        s.harness ? 1 : 0,
+        s.started_at,
+        s.last_seen,
+        s.turns,
+        s.first_message,
+        s.title,
+        s.summary,
+        s.model,
+        s.context_tokens,
+        s.agent_version,
+        s.closeout_state,
+        s.project,
+        s.primary_folder,
+        s.transcript_copy,
+        s.parent_asm_id,
+        s.cleared_from_asm_id,
+        batch.now,
+      );
       // a new row has no day, folder or skill rows to replace (the writes of a cold import halve)
       if (existed) { for (const c of clear) c.run(s.asm_id); }
       for (const [day, n] of Object.entries(s.days)) addDay.run(s.asm_id, day, n);
@@ -217,7 +218,21 @@ export function writeDerived(
       for (const [skill, n] of Object.entries(s.skills)) addSkill.run(s.asm_id, skill, n);
     }
     const file = db.prepare(UPSERT_FILE);
-    for (const f of batch.files) file.run({ ...f, imported_at: batch.now });
+    for (const f of batch.files) {
+      file.run(
+        f.path,
+        f.agent,
+        f.size,
+        f.mtime,
+        f.asm_id,
+        f.ino,
+        f.read_offset,
+        f.tail,
+        f.fold,
+        f.problem,
+        batch.now,
+      );
+    }
     return report;
   });
 }

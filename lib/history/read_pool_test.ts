@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import type { ReadDone, ReadJob } from "./read_file.ts";
+import { completions, startReadPool } from "./read_pool.ts";
+import { type ImportWorld, importWorld, placeFixtures } from "./testing.ts";
+
+const NOW = Date.parse("2026-11-30T00:00:00.000Z");
+
+/**
+ * Every row the import writes, with the world's own folder named `<root>`, less what the file system says of
+ * each world's own copies of the fixtures (their inode and mtime).
+ */
+function written(w: ImportWorld): string[] {
+  const tables = ["sessions", "session_days", "session_folders", "session_skills", "import_state"];
+  return tables.flatMap((t) =>
+    w.ledger.query(`SELECT * FROM ${t} ORDER BY 1, 2`).map((row) => {
+      const { ino: _ino, mtime: _mtime, ...rest } = row;
+      return `${t} ${JSON.stringify(rest).replaceAll(w.root, "<root>")}`;
+    })
+  );
+}
+
+Deno.test("reading in workers writes exactly what reading in the importing thread writes", async () => {
+  await using here = importWorld();
+  await using pooled = importWorld();
+  placeFixtures(here);
+  placeFixtures(pooled);
+  const a = await here.run({ workers: 0, now: () => NOW });
+  const b = await pooled.run({ workers: 2, now: () => NOW, batchSessions: 4 });
+  assert.equal(b.files_read, a.files_read);
+  assert.equal(b.sessions_inserted, a.sessions_inserted);
+  assert.equal(a.files_read, 15);
+  assert.deepEqual(written(pooled), written(here));
+  // the copies the workers wrote are where the rows say
+  const copies = pooled.ledger.query(
+    "SELECT transcript_copy AS c FROM sessions WHERE transcript_copy IS NOT NULL",
+  );
+  assert.equal(copies.length, 4);
+  for (const { c } of copies) assert.ok(Deno.statSync(String(c)).size > 0);
+  // and a second import through workers reads nothing
+  const again = await pooled.run({ workers: 2, now: () => NOW });
+  assert.equal(again.files_read, 0);
+  assert.equal(again.files_unchanged, 15);
+});
+
+Deno.test("a file a worker cannot read costs one problem line; the others in its bundle are read", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  const agent = w.agents.find((a) => a.name === "codex")!;
+  const file = (path: string) => ({
+    size: (() => {
+      try {
+        return Deno.statSync(path).size;
+      } catch {
+        return 10;
+      }
+    })(),
+    agent: "codex",
+    path,
+    sessionHint: null,
+    role: "main" as const,
+    parentSessionId: null,
+    cwd: null,
+    rel: "x.jsonl",
+    mtimeMs: 0,
+    ino: null,
+  });
+  const job = (path: string, adapter = agent.adapter): ReadJob => ({
+    read: { file: file(path), mode: "full", from: 0, known: null },
+    agent: { ...agent, adapter },
+    savedFold: null,
+    copyTo: null,
+  });
+  const good = w.write(
+    ".codex/sessions/2026/11/30/rollout-x.jsonl",
+    '{"type":"session_meta","payload":{}}\n',
+  );
+  const pool = startReadPool(1);
+  try {
+    const [missing, unknown, ok] = await pool.read([
+      job(`${w.home}/nowhere.jsonl`),
+      job(good, "no-such-adapter"),
+      job(good),
+    ]);
+    assert.equal(missing.data, null);
+    assert.equal(missing.problems.length, 1);
+    assert.equal(missing.problems[0].what, "transcript unreadable");
+    assert.equal(unknown.data, null);
+    assert.match(String(unknown.problems[0].error), /no adapter named "no-such-adapter"/);
+    assert.ok(ok.data !== null);
+    assert.equal(ok.data.outcome.lines, 1);
+    assert.deepEqual(JSON.parse(ok.data.fold), ok.data.state);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("closing the pool answers the reads still out with problem lines instead of leaving them waiting", async () => {
+  const pool = startReadPool(1);
+  const job = {
+    read: {
+      file: {
+        agent: "claude",
+        path: "/nonexistent/a.jsonl",
+        sessionHint: null,
+        role: "main" as const,
+        parentSessionId: null,
+        cwd: null,
+        rel: "a.jsonl",
+        size: 1,
+        mtimeMs: 0,
+        ino: null,
+      },
+      mode: "full" as const,
+      from: 0,
+      known: null,
+    },
+    agent: { name: "claude", adapter: "claude" },
+    savedFold: null,
+    copyTo: null,
+  } as unknown as ReadJob;
+  const pending = pool.read([job]);
+  pool.close();
+  const [done] = await pending;
+  assert.equal(done.data, null);
+  assert.equal(done.problems[0].error, "the import stopped");
+});
+
+Deno.test("completions: results come as their bundles finish, and a consumer that stops starts nothing more", async () => {
+  const started: number[] = [];
+  const jobs = Array.from({ length: 10 }, (_, i) => ({ i }) as unknown as ReadJob);
+  const run = async (bundle: ReadJob[]): Promise<ReadDone[]> => {
+    const i = (bundle[0] as unknown as { i: number }).i;
+    started.push(i);
+    // the first bundle is the slowest: its result comes after the second's
+    await new Promise((r) => setTimeout(r, i === 0 ? 30 : 1));
+    return bundle.map(() => ({ data: null, problems: [{ i }] }));
+  };
+  const seen: number[] = [];
+  for await (const { done } of completions(jobs.map((j) => [j]), run, 2)) {
+    seen.push(Number(done.problems[0].i));
+    if (seen.length === 3) break;
+  }
+  assert.deepEqual(seen.slice(0, 2), [1, 2]);
+  // two running at a time, one more started per result taken: nothing after the third result was asked for
+  assert.ok(started.length <= 5, `started ${started.join(",")}`);
+  const total = started.length;
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(started.length, total);
+});

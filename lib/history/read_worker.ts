@@ -1,0 +1,71 @@
+/**
+ * A read worker: runs {@link readTranscript} on the jobs it is sent, with the real file system, and posts each
+ * result back under the job's id. Started by `read_pool.ts`; it holds no state between jobs but the byte pass's
+ * buffers.
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import { adapterNamed } from "../agents/registry.ts";
+import type { TranscriptCapability } from "../agents/transcript_types.ts";
+import { denoIo } from "./io.ts";
+import { errorText, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
+
+/** One file to read, as a worker is sent it: the adapter by name (agent configs stay with the writer). */
+export interface WireJob extends ReadInput {
+  adapter: string;
+}
+
+/** Jobs as the pool sends them: several per message (a message costs more than reading a small file). */
+export interface WorkerJobs {
+  id: number;
+  jobs: WireJob[];
+}
+
+/**
+ * A result as a worker answers it: the file and the parsed state stay behind (the writer has the file, and the
+ * state travels once, as its JSON).
+ */
+export interface WireDone {
+  data: Omit<FileReadData, "file" | "state"> | null;
+  problems: Record<string, unknown>[];
+}
+
+/** The answer to a message: one result per job, in order. */
+export interface WorkerAnswer {
+  id: number;
+  dones: WireDone[];
+}
+
+async function readOne(job: WireJob): Promise<WireDone> {
+  try {
+    const cap = transcriptsOf(job.adapter);
+    const { data, problems } = await readTranscript(job, cap, denoIo);
+    if (data === null) return { data: null, problems };
+    const { file: _file, state: _state, ...rest } = data;
+    return { data: rest, problems };
+  } catch (err) {
+    const { file } = job.read;
+    return {
+      data: null,
+      problems: [{
+        what: "transcript read failed",
+        agent: file.agent,
+        path: file.path,
+        error: errorText(err),
+      }],
+    };
+  }
+}
+
+function transcriptsOf(adapter: string): TranscriptCapability {
+  const cap = adapterNamed(adapter).transcripts;
+  if (!cap) throw new Error(`asm has no transcript reader named "${adapter}"`);
+  return cap;
+}
+
+self.onmessage = async (event: MessageEvent<WorkerJobs>) => {
+  const { id, jobs } = event.data;
+  const dones: WireDone[] = [];
+  for (const job of jobs) dones.push(await readOne(job));
+  self.postMessage({ id, dones } satisfies WorkerAnswer);
+};
