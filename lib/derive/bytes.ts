@@ -23,6 +23,18 @@ export function textOf(buf: Uint8Array, start: number, end: number): string {
   return utf8.decode(buf.subarray(start, end));
 }
 
+/** The bytes of an ASCII text (for matching a line's bytes without decoding it). */
+export function ascii(text: string): Uint8Array {
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
+
+/** True when `buf[at, at + pattern.length)` holds `pattern` and lies before `end`. */
+export function bytesAt(buf: Uint8Array, at: number, end: number, pattern: Uint8Array): boolean {
+  if (at + pattern.length > end) return false;
+  for (let i = 0; i < pattern.length; i++) if (buf[at + i] !== pattern[i]) return false;
+  return true;
+}
+
 /** A JSON object, or undefined for anything else (not JSON, an array, a number...). Never throws. */
 export function parseObject(text: string): Record<string, unknown> | undefined {
   let value: unknown;

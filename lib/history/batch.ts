@@ -24,7 +24,7 @@ import {
   writeDerived,
   type WriteReport,
 } from "../ledger/mod.ts";
-import { copyPathOf, hasCopy } from "./copies.ts";
+import { copyRefOf, hasCopy, writeCopies } from "./copies.ts";
 import { errorText, type FileRead, parseFold } from "./read_file.ts";
 import type { ProjectRoots } from "./roots.ts";
 
@@ -107,15 +107,22 @@ export function writeBatch(batch: FileRead[], o: BatchOptions): WriteReport {
     }
   }
 
-  // the copies the reads wrote (agents that may delete their own files)
-  const copied = new Set(batch.map((read) => read.copy).filter((c): c is string => c !== null));
+  // the copies the reads made (agents that may delete their own files), stored before the rows that name them
+  const copied = new Set<string>();
+  const copies = batch.map((read) => read.copy).filter((c) => c !== null);
+  try {
+    writeCopies(copies);
+    for (const c of copies) copied.add(c.ref);
+  } catch (err) {
+    problem({ what: "transcript copies failed", error: errorText(err), copies: copies.length });
+  }
 
   const closeoutSkills = o.agents.map((a) => a.closeout_skill).filter((s) => s !== "");
   const sessions: DerivedSession[] = [];
   for (const { input, agent } of withPaths) {
     const cap = perAgent.get(agent.name)!.cap;
     const main = input.files[0];
-    const copy = agent.keep_copies ? copyPathOf(o.asmHome, agent.name, main.rel) : null;
+    const copy = agent.keep_copies ? copyRefOf(o.asmHome, agent.name, main.rel) : null;
     const cwd = input.facts.cwd;
     // the working folder is named once (every line carries it; counting each would drown what was touched)
     const mentions = { ...input.facts.folders };

@@ -1,53 +1,196 @@
 /**
  * Compressed copies of transcripts, for agents marked `keep_copies` in agents.toml (Gemini CLI can delete its own
- * session files after a resume): `$ASM_HOME/copies/<agent>/<path relative to the agent's store>.gz`. The copy is
- * rewritten whenever the import reads a changed file; when the original is gone, search and session detail read
- * the copy, and the session stays in the ledger.
+ * session files after a resume). They live in one SQLite file, `$ASM_HOME/copies/copies.sqlite`, one row per
+ * gzip member of up to 8 MB of the original (the members of a copy, in order, are one gzip stream): creating and
+ * renaming a small file per transcript cost more than the whole read of it, and thousands of them made a cold
+ * import wait on the file system. A copy is named by a reference, `<store>#<agent>/<path in the agent's store>`,
+ * which the ledger keeps in `sessions.transcript_copy`; it is rewritten whenever the import reads a changed file.
+ * When the original is gone, search and session detail read the copy, and the session stays in the ledger.
+ * Copies written by earlier versions (a `.gz` file per transcript under `copies/<agent>/`) are still read.
  * @module
  */
+import { DatabaseSync } from "node:sqlite";
 import { dirname, join, normalize } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 
-/** Where the copy of a transcript lives. */
-export function copyPathOf(asmHome: string, agent: string, rel: string): string {
-  const clean = normalize(rel).replace(/^(\.\.\/)+/, "");
-  return join(asmHome, "copies", agent, `${clean}.gz`);
+/** The copy store of an asm home. */
+export function copyStoreOf(asmHome: string): string {
+  return join(asmHome, "copies", "copies.sqlite");
 }
 
-/** Files up to this size are compressed in one call; larger ones are streamed. */
-const IN_ONE_GO = 8 << 20;
+/** The reference of the copy of a transcript (`rel`: its path inside the agent's store), never outside it. */
+export function copyRefOf(asmHome: string, agent: string, rel: string): string {
+  const clean = normalize(rel).replace(/^(\.\.\/)+/, "").replace(/^\/+/, "");
+  return `${copyStoreOf(asmHome)}#${agent}/${clean}`;
+}
 
-/** Writes a gzip copy of `source` to `dest` (a large file is streamed: memory stays small whatever its size). */
-export async function writeCopy(source: string, dest: string, size = Infinity): Promise<void> {
-  Deno.mkdirSync(dirname(dest), { recursive: true });
-  const tmp = `${dest}.tmp`;
-  if (size <= IN_ONE_GO) {
-    // most session files are small: one native call, no stream machinery
-    Deno.writeFileSync(tmp, gzipSync(Deno.readFileSync(source)), { mode: 0o600 });
-    Deno.renameSync(tmp, dest);
-    return;
+/** A reference split into its store and its name there; null for a copy of an earlier version (a `.gz` file). */
+function parseRef(ref: string): { store: string; name: string } | null {
+  const at = ref.indexOf(".sqlite#");
+  if (at < 0) return null;
+  return { store: ref.slice(0, at + ".sqlite".length), name: ref.slice(at + ".sqlite#".length) };
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS copies (
+  name TEXT NOT NULL,
+  part INTEGER NOT NULL,
+  gz BLOB NOT NULL,
+  PRIMARY KEY (name, part)
+) WITHOUT ROWID`;
+
+/** Source bytes per gzip member: memory stays bounded whatever the transcript's size. */
+const PART_BYTES = 8 << 20;
+
+// one connection per store while an import writes (opening one per copy costs as much as a file)
+const open = new Map<string, DatabaseSync>();
+
+function writer(store: string): DatabaseSync {
+  let db = open.get(store);
+  if (db === undefined) {
+    Deno.mkdirSync(dirname(store), { recursive: true });
+    db = new DatabaseSync(store);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(SCHEMA);
+    open.set(store, db);
   }
-  const input = await Deno.open(source, { read: true });
-  const output = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o600 });
+  return db;
+}
+
+/** Closes the store connections the writes opened (the import's end). */
+export function closeCopyStores(): void {
+  for (const db of open.values()) db.close();
+  open.clear();
+}
+
+/**
+ * The compressed parts of a transcript's copy: gzip members of up to 8 MB of it each (a read worker makes them;
+ * the writer stores them with {@link writeCopies}).
+ */
+export function compressFile(source: string): Uint8Array[] {
+  const file = Deno.openSync(source, { read: true });
   try {
-    await input.readable.pipeThrough(new CompressionStream("gzip")).pipeTo(output.writable);
-  } catch (err) {
-    try {
-      Deno.removeSync(tmp);
-    } catch { /* never written */ }
-    throw err;
+    const buf = new Uint8Array(Math.min(PART_BYTES, Math.max(file.statSync().size, 1)));
+    const parts: Uint8Array[] = [];
+    for (;;) {
+      let filled = 0;
+      while (filled < buf.length) {
+        const n = file.readSync(buf.subarray(filled));
+        if (n === null || n === 0) break;
+        filled += n;
+      }
+      if (filled === 0 && parts.length > 0) break;
+      parts.push(new Uint8Array(gzipSync(buf.subarray(0, filled))));
+      if (filled < buf.length) break;
+    }
+    return parts;
+  } finally {
+    file.close();
   }
-  Deno.renameSync(tmp, dest);
 }
 
-/** True when a copy exists at `path`. */
-export function hasCopy(path: string): boolean {
+/** Stores copies (each replacing an earlier one of the same reference), in one transaction per store. */
+export function writeCopies(copies: { ref: string; parts: Uint8Array[] }[]): void {
+  const byStore = new Map<string, { name: string; parts: Uint8Array[] }[]>();
+  for (const { ref, parts } of copies) {
+    const parsed = parseRef(ref);
+    if (parsed === null) throw new Error(`"${ref}" is not a copy reference`);
+    const list = byStore.get(parsed.store) ?? [];
+    list.push({ name: parsed.name, parts });
+    byStore.set(parsed.store, list);
+  }
+  for (const [store, list] of byStore) {
+    const db = writer(store);
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const clear = db.prepare("DELETE FROM copies WHERE name = ?");
+      const insert = db.prepare("INSERT INTO copies (name, part, gz) VALUES (?, ?, ?)");
+      for (const { name, parts } of list) {
+        clear.run(name);
+        parts.forEach((gz, part) => insert.run(name, part, gz));
+      }
+      db.exec("COMMIT");
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+}
+
+/** Writes the compressed copy of `source` under `ref`, replacing an earlier one. */
+export function writeCopy(source: string, ref: string): void {
+  writeCopies([{ ref, parts: compressFile(source) }]);
+}
+
+/** True when a copy exists under `ref`. */
+export function hasCopy(ref: string): boolean {
+  const parsed = parseRef(ref);
+  if (parsed === null) return legacyExists(ref);
+  const held = open.get(parsed.store);
+  if (held !== undefined) {
+    return held.prepare("SELECT 1 FROM copies WHERE name = ? LIMIT 1").get(parsed.name) !== undefined;
+  }
+  return readStore(
+    parsed.store,
+    (db) => db.prepare("SELECT 1 FROM copies WHERE name = ? LIMIT 1").get(parsed.name) !== undefined,
+  ) ?? false;
+}
+
+function legacyExists(path: string): boolean {
   try {
     return Deno.statSync(path).isFile;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return false;
     throw err;
   }
+}
+
+/** Runs `fn` on a read-only connection to `store`; undefined when the store does not exist. */
+function readStore<T>(store: string, fn: (db: DatabaseSync) => T): T | undefined {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(store, { readOnly: true });
+  } catch (err) {
+    if (legacyExists(store)) throw err;
+    return undefined;
+  }
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The bytes of the copy under `ref`, or null when there is none. */
+export function copyBytes(ref: string): Uint8Array | null {
+  const parsed = parseRef(ref);
+  if (parsed === null) {
+    try {
+      return new Uint8Array(gunzipSync(Deno.readFileSync(ref)));
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return null;
+      throw err;
+    }
+  }
+  const parts = readStore(
+    parsed.store,
+    (db) =>
+      db.prepare("SELECT gz FROM copies WHERE name = ? ORDER BY part").all(parsed.name).map((r) =>
+        r.gz as Uint8Array
+      ),
+  );
+  if (parts === undefined || parts.length === 0) return null;
+  const chunks = parts.map((gz) => new Uint8Array(gunzipSync(gz)));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /**
@@ -60,11 +203,5 @@ export function transcriptBytes(path: string, copy: string | null): Uint8Array |
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  if (copy === null) return null;
-  try {
-    return new Uint8Array(gunzipSync(Deno.readFileSync(copy)));
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
+  return copy === null ? null : copyBytes(copy);
 }

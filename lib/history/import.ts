@@ -16,7 +16,7 @@ import { writeBatch } from "./batch.ts";
 import { denoIo } from "./io.ts";
 import { planReads } from "./plan.ts";
 import { type ImportProgress, progressOf } from "./progress.ts";
-import { copyPathOf } from "./copies.ts";
+import { closeCopyStores, copyRefOf } from "./copies.ts";
 import { bundles, completions, defaultReadWorkers, type ReadPool, startReadPool } from "./read_pool.ts";
 import { errorText, type FileRead, type ReadDone, type ReadJob, readTranscript } from "./read_file.ts";
 import { projectRoots } from "./roots.ts";
@@ -87,6 +87,17 @@ function readers(agents: AgentConfig[]): { agent: AgentConfig; cap: TranscriptCa
 
 /** Runs one import. Unchanged files cost a stat each and nothing is written when nothing changed. */
 export async function importOnce(o: ImportOptions): Promise<ImportReport> {
+  // the read workers, once started, end with the import whatever happens in it
+  const workers: { pool: ReadPool | null } = { pool: null };
+  try {
+    return await runImport(o, workers);
+  } finally {
+    workers.pool?.close();
+    closeCopyStores();
+  }
+}
+
+async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): Promise<ImportReport> {
   const now = o.now ?? Date.now;
   const t0 = now();
   const io = o.io ?? denoIo;
@@ -115,6 +126,11 @@ export async function importOnce(o: ImportOptions): Promise<ImportReport> {
 
   // 1. the walk: every agent's files (or, for the refresh, the named ones)
   const known = knownFiles(o.ledger);
+  // a ledger that knows (almost) no file is about to read every transcript: the workers load during the walk
+  const workersAllowed = o.workers ?? (o.io === undefined && o.only === undefined ? defaultReadWorkers() : 0);
+  let pool: ReadPool | null = workers.pool = workersAllowed > 0 && known.size < PARALLEL_FILES
+    ? startReadPool(workersAllowed)
+    : null;
   const capOf = new Map<string, { agent: AgentConfig; cap: TranscriptCapability }>();
   const files: TranscriptFile[] = [];
   for (const r of readers(o.agents)) {
@@ -185,12 +201,14 @@ export async function importOnce(o: ImportOptions): Promise<ImportReport> {
     report.sessions_inserted += written.inserted;
     report.sessions_updated += written.updated;
   };
-  // the reads: in workers when there are many (the walk is done, the writer keeps this thread), else here
-  const workers = o.workers ??
-    (o.io === undefined && (reads.length >= PARALLEL_FILES || totals.bytes >= PARALLEL_BYTES)
-      ? defaultReadWorkers()
-      : 0);
-  const pool: ReadPool | null = workers > 0 ? startReadPool(workers) : null;
+  // the reads: in workers when there are many (the writer keeps this thread), else here
+  const many = reads.length >= PARALLEL_FILES || totals.bytes >= PARALLEL_BYTES;
+  if (pool === null && workersAllowed > 0 && (many || o.workers !== undefined)) {
+    pool = workers.pool = startReadPool(workersAllowed);
+  } else if (pool !== null && !many && o.workers === undefined) {
+    pool.close();
+    pool = workers.pool = null;
+  }
   const jobOf = (read: (typeof reads)[number]): ReadJob => {
     const agent = capOf.get(read.file.agent)!.agent;
     return {
@@ -198,7 +216,7 @@ export async function importOnce(o: ImportOptions): Promise<ImportReport> {
       agent,
       // only a grown file is read on from its offset, with the state saved there
       savedFold: read.mode === "resume" ? foldStateOf(o.ledger, read.file.path) : null,
-      copyTo: agent.keep_copies ? copyPathOf(o.asmHome, agent.name, read.file.rel) : null,
+      copyTo: agent.keep_copies ? copyRefOf(o.asmHome, agent.name, read.file.rel) : null,
       chunkBytes: o.chunkBytes,
       maxLineBytes: o.maxLineBytes,
       yieldEveryMs: pool ? undefined : o.yieldEveryMs,
@@ -209,44 +227,45 @@ export async function importOnce(o: ImportOptions): Promise<ImportReport> {
   ];
   const jobs = reads.map(jobOf);
   let batch: FileRead[] = [];
-  try {
-    for await (
-      const { job, done } of completions(
-        pool ? bundles(jobs, BUNDLE_FILES, BUNDLE_BYTES) : jobs.map((job) => [job]),
-        pool ? pool.read : readHere,
-        pool ? pool.size * IN_FLIGHT_PER_WORKER : 1,
-      )
-    ) {
-      if (o.shouldStop?.()) {
-        report.stopped = true;
-        break;
-      }
-      const { read } = job;
-      for (const line of done.problems) problem(line);
-      filesDone++;
-      bytesDone += Math.max(read.file.size - read.from, 0);
-      if (done.data === null) {
-        report.files_failed++;
-        o.failed?.set(read.file.path, `${read.file.size}:${read.file.mtimeMs}`);
-      } else {
-        o.failed?.delete(read.file.path);
-        report.files_read++;
-        if (done.data.resumed) report.files_resumed++;
-        report.bytes_read += done.data.outcome.bytesRead;
-        const r = capOf.get(read.file.agent)!;
-        batch.push({ ...done.data, agent: r.agent, cap: r.cap });
-      }
-      progress(false);
-      if (batch.length >= batchSize && !o.shouldStop?.()) {
-        write(batch);
-        batch = [];
-        // the server answers requests between batches
-        if (pool) await yieldToLoop();
-      }
+  let copyBytes = 0;
+  for await (
+    const { job, done } of completions(
+      pool ? bundles(jobs, BUNDLE_FILES, BUNDLE_BYTES) : jobs.map((job) => [job]),
+      pool ? pool.read : readHere,
+      pool ? pool.size * IN_FLIGHT_PER_WORKER : 1,
+    )
+  ) {
+    if (o.shouldStop?.()) {
+      report.stopped = true;
+      break;
     }
-  } finally {
-    pool?.close();
+    const { read } = job;
+    for (const line of done.problems) problem(line);
+    filesDone++;
+    bytesDone += Math.max(read.file.size - read.from, 0);
+    if (done.data === null) {
+      report.files_failed++;
+      o.failed?.set(read.file.path, `${read.file.size}:${read.file.mtimeMs}`);
+    } else {
+      o.failed?.delete(read.file.path);
+      report.files_read++;
+      if (done.data.resumed) report.files_resumed++;
+      report.bytes_read += done.data.outcome.bytesRead;
+      const r = capOf.get(read.file.agent)!;
+      batch.push({ ...done.data, agent: r.agent, cap: r.cap });
+      for (const part of done.data.copy?.parts ?? []) copyBytes += part.length;
+    }
+    progress(false);
+    // copies wait in memory for their batch: a batch holding many large ones is written early
+    if ((batch.length >= batchSize || copyBytes >= COPY_BYTES_PER_BATCH) && !o.shouldStop?.()) {
+      write(batch);
+      batch = [];
+      copyBytes = 0;
+      // the server answers requests between batches
+      if (pool) await yieldToLoop();
+    }
   }
+  pool?.close();
   if (batch.length && !o.shouldStop?.()) write(batch);
   else if (batch.length) report.stopped = true;
   const t1 = now();
@@ -265,6 +284,8 @@ export async function importOnce(o: ImportOptions): Promise<ImportReport> {
 /** Reads worth workers: this many files, or this many bytes. */
 const PARALLEL_FILES = 64;
 const PARALLEL_BYTES = 32 << 20;
+/** Compressed copy bytes a batch may hold before it is written. */
+const COPY_BYTES_PER_BATCH = 64 << 20;
 /** Bundles sent to each worker ahead of its answers, so it never waits for the writer. */
 const IN_FLIGHT_PER_WORKER = 4;
 /** A bundle: at most this many files, about this many bytes. */

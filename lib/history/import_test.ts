@@ -168,15 +168,9 @@ Deno.test("Gemini transcripts are kept as compressed copies, and a session whose
   const original = column(w, "gemini", sid, "transcript_path") as string;
   assert.equal(
     copy,
-    join(
-      w.asmHome,
-      "copies",
-      "gemini",
-      "tmp",
-      "proj-a",
-      "chats",
-      "session-2026-11-29T22-22-03265f03.jsonl.gz",
-    ),
+    `${
+      join(w.asmHome, "copies", "copies.sqlite")
+    }#gemini/tmp/proj-a/chats/session-2026-11-29T22-22-03265f03.jsonl`,
   );
   const bytes = Deno.readFileSync(original);
   Deno.removeSync(original);

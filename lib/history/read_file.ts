@@ -14,7 +14,7 @@ import type {
   TranscriptIo,
 } from "../agents/transcript_types.ts";
 import { passFile, type PassOutcome } from "../derive/byte_pass.ts";
-import { writeCopy } from "./copies.ts";
+import { compressFile } from "./copies.ts";
 import type { ReadPlan } from "./plan.ts";
 
 /** What a read learned of one file: plain data (it crosses from a read worker to the writer). */
@@ -29,8 +29,8 @@ export interface FileReadData {
   problem: string | null;
   /** read on from a saved offset (false: read whole, also when a planned resume fell back) */
   resumed: boolean;
-  /** the compressed copy written for an agent that keeps copies, or null */
-  copy: string | null;
+  /** the copy to store for an agent that keeps copies (its reference and gzip parts), or null */
+  copy: { ref: string; parts: Uint8Array[] } | null;
 }
 
 /** A file read in this import, with its agent. */
@@ -45,7 +45,7 @@ export interface ReadJob {
   agent: AgentConfig;
   /** the fold state saved at the plan's offset (JSON), for a resume; null reads the file whole */
   savedFold: string | null;
-  /** where to write the compressed copy (an agent that keeps copies), or null */
+  /** the reference of the copy to make (an agent that keeps copies), or null */
   copyTo: string | null;
   chunkBytes?: number;
   maxLineBytes?: number;
@@ -197,11 +197,10 @@ export async function readTranscript(
       error: issues.join("; "),
     });
   }
-  let copy: string | null = null;
+  let copy: FileReadData["copy"] = null;
   if (job.copyTo !== null) {
     try {
-      await writeCopy(file.path, job.copyTo, file.size);
-      copy = job.copyTo;
+      copy = { ref: job.copyTo, parts: compressFile(file.path) };
     } catch (err) {
       problems.push({
         what: "transcript copy failed",

@@ -20,6 +20,8 @@
 import { basename, join } from "node:path";
 import {
   absolutePaths,
+  ascii,
+  bytesAt,
   headOf,
   headValue,
   isoOf,
@@ -232,6 +234,43 @@ function dispatch(state: ClaudeState, line: Record<string, unknown>): void {
   }
 }
 
+const PARENT_KEY = ascii('{"parentUuid":');
+const NULL = ascii("null");
+const SIDECHAIN_KEY = ascii(',"isSidechain":');
+const FALSE = ascii("false");
+const TRUE = ascii("true");
+const ATTACHMENT_KEY = ascii(',"attachment":{');
+const TYPE_FIRST = ascii('{"type":"');
+const META_WANTED_BYTES = [...META_WANTED].map((type) => ascii(`${type}"`));
+
+/**
+ * The two shapes most of a transcript's lines take, told from their bytes without decoding them: a metadata
+ * record (`{"type":"<t>"...`) of a type that carries no fact, and an attachment
+ * (`{"parentUuid":<uuid or null>,"isSidechain":<bool>,"attachment":{...`). Anything else (and anything that
+ * only looks close) goes through {@link claudeHead}.
+ */
+export function claudeSkipsOnBytes(buf: Uint8Array, start: number, end: number): boolean {
+  if (bytesAt(buf, start, end, TYPE_FIRST)) {
+    const at = start + TYPE_FIRST.length;
+    // a message record written type-first is not metadata: leave it to the head
+    for (const kind of MESSAGE_TYPES_BYTES) if (bytesAt(buf, at, end, kind)) return false;
+    return !META_WANTED_BYTES.some((type) => bytesAt(buf, at, end, type));
+  }
+  if (!bytesAt(buf, start, end, PARENT_KEY)) return false;
+  let at = start + PARENT_KEY.length;
+  if (bytesAt(buf, at, end, NULL)) at += NULL.length;
+  else if (buf[at] === 0x22 && buf[at + 37] === 0x22) at += 38; // a quoted uuid
+  else return false;
+  if (!bytesAt(buf, at, end, SIDECHAIN_KEY)) return false;
+  at += SIDECHAIN_KEY.length;
+  if (bytesAt(buf, at, end, FALSE)) at += FALSE.length;
+  else if (bytesAt(buf, at, end, TRUE)) at += TRUE.length;
+  else return false;
+  return bytesAt(buf, at, end, ATTACHMENT_KEY);
+}
+
+const MESSAGE_TYPES_BYTES = ["user", "assistant", "system"].map((type) => ascii(`${type}"`));
+
 /** A fold of one Claude transcript. */
 export function claudeFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
   const state: ClaudeState = isClaudeState(saved) ? structuredClone(saved) : {
@@ -246,6 +285,7 @@ export function claudeFold(file: TranscriptFile, saved: unknown | null): Transcr
   }
   return {
     line(buf, start, end) {
+      if (claudeSkipsOnBytes(buf, start, end)) return;
       const head = claudeHead(headOf(buf, start, end));
       switch (head.kind) {
         case "attachment":

@@ -3,7 +3,13 @@ import type { SessionFacts, TranscriptFile } from "../transcript_types.ts";
 import { passFile } from "../../derive/byte_pass.ts";
 import { denoIo } from "../../history/io.ts";
 import { fixture } from "../../history/testing.ts";
-import { classifyClaudeLine, claudeHead, claudeTranscripts, readableCommand } from "./transcript.ts";
+import {
+  classifyClaudeLine,
+  claudeHead,
+  claudeSkipsOnBytes,
+  claudeTranscripts,
+  readableCommand,
+} from "./transcript.ts";
 
 function fileFor(path: string, role: "main" | "subagent" = "main"): TranscriptFile {
   const id = path.match(/([0-9a-f-]{36})\.jsonl$/)?.[1] ?? "sub";
@@ -247,4 +253,33 @@ Deno.test("the context the byte pass reads is the one Claude itself reports when
     seen.push(facts.context_tokens!);
   }
   assert.deepEqual(seen.sort(), [5754, 5786, 5818]);
+});
+
+Deno.test("a line skipped on its bytes alone is one the head would skip too, on every fixture line", () => {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) walk(path);
+      else if (e.name.endsWith(".jsonl")) files.push(path);
+    }
+  };
+  walk(fixture("claude"));
+  let skipped = 0;
+  let lines = 0;
+  for (const path of files) {
+    const bytes = Deno.readFileSync(path);
+    let start = 0;
+    for (let nl = bytes.indexOf(10); nl >= 0; start = nl + 1, nl = bytes.indexOf(10, start)) {
+      lines++;
+      if (!claudeSkipsOnBytes(bytes, start, nl)) continue;
+      skipped++;
+      const head = claudeHead(new TextDecoder().decode(bytes.subarray(start, Math.min(nl, start + 320))));
+      const headSkips = head.kind === "attachment" ||
+        (head.kind === "meta" && !["custom-title", "ai-title"].includes(head.type));
+      assert.ok(headSkips, `${path}: ${new TextDecoder().decode(bytes.subarray(start, start + 120))}`);
+    }
+  }
+  // most lines are attachments and bookkeeping records: the byte check must actually catch them
+  assert.ok(skipped > lines / 3, `${skipped} of ${lines} skipped on bytes`);
 });

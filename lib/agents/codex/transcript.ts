@@ -206,6 +206,22 @@ function turnContextFromHead(f: SessionFacts, head: string): boolean {
   return true;
 }
 
+/** The session_meta fields the fold reads (all of them before the instructions in today's rollouts). */
+const META_FIELDS = ["id", "timestamp", "cwd", "cli_version", "source", "thread_source"];
+const INSTRUCTIONS_KEY = ',"base_instructions":';
+
+/**
+ * A session_meta line is mostly the model's base instructions (about 20 KB): its facts come from the part before
+ * them, closed and parsed, when that part names every field the fold reads; otherwise (another layout, a field
+ * after the instructions) the whole line is parsed.
+ */
+function metaFromHead(head: string): Record<string, unknown> | undefined {
+  const cut = head.indexOf(INSTRUCTIONS_KEY);
+  if (cut < 0) return undefined;
+  const payload = obj(parseObject(`${head.slice(0, cut)}}}`), "payload");
+  return payload !== undefined && META_FIELDS.every((k) => k in payload) ? payload : undefined;
+}
+
 /** A fold of one rollout. */
 export function codexFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
   const state: CodexState = isCodexState(saved) ? structuredClone(saved) : {
@@ -220,6 +236,11 @@ export function codexFold(file: TranscriptFile, saved: unknown | null): Transcri
       if (head.type === "session_meta") {
         if (state.metaSeen) return;
         state.metaSeen = true;
+        const meta = metaFromHead(headOf(buf, start, end, 4096));
+        if (meta !== undefined) {
+          dispatch(state.facts, { type: "session_meta", payload: meta });
+          return;
+        }
       }
       if (head.type === "turn_context" && turnContextFromHead(state.facts, headOf(buf, start, end, 4096))) {
         return;
