@@ -192,14 +192,11 @@ export function knownAdapters(): string[] {
 
 /** The whole adapter of an agent (by its `adapter` key); throws a sentence for an unknown one. */
 export function adapterOf(agent: AgentConfig): AgentAdapter {
-  return adapterNamed(agent.adapter);
-}
-
-/** The adapter of that name (agents.toml's `adapter` key). */
-export function adapterNamed(name: string): AgentAdapter {
-  const adapter = ADAPTERS[name];
+  const adapter = ADAPTERS[agent.adapter];
   if (!adapter) {
-    throw new AgentsFileError(`asm has no adapter named "${name}"; it has ${knownAdapters().join(", ")}`);
+    throw new AgentsFileError(
+      `asm has no adapter named "${agent.adapter}"; it has ${knownAdapters().join(", ")}`,
+    );
   }
   return adapter;
 }

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { AgentsFileError, hookAdapter, hookAgentsJson, knownAdapters, loadAgents } from "./registry.ts";
+import type { AgentConfig } from "./protocol.ts";
+import {
+  adapterOf,
+  AgentsFileError,
+  hookAdapter,
+  hookAgentsJson,
+  knownAdapters,
+  loadAgents,
+} from "./registry.ts";
+import { transcriptAdapters, transcriptReader } from "./transcripts.ts";
 import { tempHomes, thrown, writeFile } from "./testing.ts";
 
 Deno.test("the built-in agents.toml lists claude, codex and gemini with their events", () => {
@@ -122,4 +131,14 @@ Deno.test("an unknown adapter name is an error listing the adapters asm has", ()
   assert.deepEqual(knownAdapters(), ["claude", "codex", "gemini"]);
   const err = thrown(() => hookAdapter("vim"));
   assert.deepEqual(err.message, 'asm has no hook adapter named "vim"; it has claude, codex, gemini');
+});
+
+Deno.test("the transcript readers a read worker loads are the registry adapters' own", () => {
+  const withTranscripts = knownAdapters().filter((name) =>
+    adapterOf({ adapter: name } as AgentConfig).transcripts !== undefined
+  );
+  assert.deepEqual(transcriptAdapters().sort(), withTranscripts.sort());
+  for (const name of withTranscripts) {
+    assert.equal(transcriptReader(name), adapterOf({ adapter: name } as AgentConfig).transcripts);
+  }
 });

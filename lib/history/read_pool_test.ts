@@ -86,7 +86,7 @@ Deno.test("a file a worker cannot read costs one problem line; the others in its
     assert.equal(missing.problems.length, 1);
     assert.equal(missing.problems[0].what, "transcript unreadable");
     assert.equal(unknown.data, null);
-    assert.match(String(unknown.problems[0].error), /no adapter named "no-such-adapter"/);
+    assert.match(String(unknown.problems[0].error), /no transcript reader named "no-such-adapter"/);
     assert.ok(ok.data !== null);
     assert.equal(ok.data.outcome.lines, 1);
     assert.deepEqual(JSON.parse(ok.data.fold), ok.data.state);

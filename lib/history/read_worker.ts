@@ -5,8 +5,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { adapterNamed } from "../agents/registry.ts";
-import type { TranscriptCapability } from "../agents/transcript_types.ts";
+import { transcriptReader } from "../agents/transcripts.ts";
 import { denoIo } from "./io.ts";
 import { errorText, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
 
@@ -38,7 +37,7 @@ export interface WorkerAnswer {
 
 async function readOne(job: WireJob): Promise<WireDone> {
   try {
-    const cap = transcriptsOf(job.adapter);
+    const cap = transcriptReader(job.adapter);
     const { data, problems } = await readTranscript(job, cap, denoIo);
     if (data === null) return { data: null, problems };
     const { file: _file, state: _state, ...rest } = data;
@@ -55,12 +54,6 @@ async function readOne(job: WireJob): Promise<WireDone> {
       }],
     };
   }
-}
-
-function transcriptsOf(adapter: string): TranscriptCapability {
-  const cap = adapterNamed(adapter).transcripts;
-  if (!cap) throw new Error(`asm has no transcript reader named "${adapter}"`);
-  return cap;
 }
 
 self.onmessage = async (event: MessageEvent<WorkerJobs>) => {

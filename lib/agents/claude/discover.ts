@@ -4,8 +4,8 @@
  * `<slug>/<id>/subagents/agent-<agentId>.jsonl`. The slug is lossy, so the working folder comes from the lines.
  * @module
  */
-import { basename, dirname, join, relative } from "node:path";
-import { homeDir } from "../../config/paths.ts";
+import { basename, dirname, join } from "node:path";
+import { homeDir, relativeTo } from "../../config/paths.ts";
 import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
 
 /** `$HOME/.claude`. */
@@ -31,7 +31,7 @@ function fileAt(
     path,
     ...shape,
     cwd: null,
-    rel: relative(root, path),
+    rel: relativeTo(root, path),
     size: st.size,
     mtimeMs: st.mtimeMs,
     ino: st.ino,
@@ -43,7 +43,7 @@ export function claudeShape(
   path: string,
   root: string,
 ): Pick<TranscriptFile, "sessionHint" | "role" | "parentSessionId"> | null {
-  const rel = relative(root, path);
+  const rel = relativeTo(root, path);
   if (rel.startsWith("..") || !path.endsWith(".jsonl")) return null;
   const parts = rel.split("/");
   const stem = basename(path, ".jsonl");

@@ -5,8 +5,9 @@
  * @module
  */
 import { basename, join, relative } from "node:path";
+import { relativeTo } from "../../config/paths.ts";
 import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
-import { codexHome } from "./hook_config.ts";
+import { codexHome } from "./home.ts";
 
 const ROLLOUT = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
@@ -27,7 +28,7 @@ function fileAt(io: TranscriptIo, root: string, path: string): TranscriptFile | 
     role: "main",
     parentSessionId: null,
     cwd: null,
-    rel: relative(root, path),
+    rel: relativeTo(root, path),
     size: st.size,
     mtimeMs: st.mtimeMs,
     ino: st.ino,

@@ -5,8 +5,8 @@
  * (agents/codex.md section 5). asm never writes trust records: it reports whether they exist.
  * @module
  */
-import { join, resolve } from "node:path";
-import { homeDir } from "../../config/paths.ts";
+import { codexHome } from "./home.ts";
+import { join } from "node:path";
 import type {
   AgentConfig,
   Env,
@@ -40,11 +40,6 @@ export const CODEX_TRUST_ADVICE =
   "Codex runs a new or changed hook only after you approve it: open codex in a " +
   'terminal, and at the "Hooks need review" prompt choose "Trust all and continue" (or "Review hooks" to look ' +
   "at each one first); asm's hooks run from then on. asm's notify entry, when it is set, works without this.";
-
-/** `$CODEX_HOME`, else `~/.codex`, as an absolute path (Codex keys trust records by this spelling). */
-export function codexHome(env: Env): string {
-  return resolve(env.CODEX_HOME || join(homeDir(env), ".codex"));
-}
 
 /** `$CODEX_HOME/hooks.json`. */
 export function codexHooksPath(env: Env): string {

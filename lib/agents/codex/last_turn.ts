@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import type { Env } from "../protocol.ts";
-import { codexHome } from "./hook_config.ts";
+import { codexHome } from "./home.ts";
 import {
   finite,
   isoFromEpochSeconds,

@@ -20,7 +20,7 @@ import type {
   ProcLookup,
 } from "../protocol.ts";
 import type { ProcInfo } from "../../procs/mod.ts";
-import { codexHome } from "./hook_config.ts";
+import { codexHome } from "./home.ts";
 import { uuidV7Time } from "./rollouts.ts";
 
 /** `$CODEX_HOME/thread-writer-locks`. */

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import type { Env } from "../../config/paths.ts";
 import type { OrphanEventRule } from "../protocol.ts";
-import { codexHome } from "./hook_config.ts";
+import { codexHome } from "./home.ts";
 
 /** The creation time a UUIDv7 carries, or null for any other id. */
 export function uuidV7Time(id: string): number | null {

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Env, TranscriptIo } from "../transcript_types.ts";
-import { codexHome } from "./hook_config.ts";
+import { codexHome } from "./home.ts";
 
 /** What the index says about one thread. */
 export interface CodexThreadRow {

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import type { Env } from "../protocol.ts";
-import { codexHome } from "./hook_config.ts";
+import { codexHome } from "./home.ts";
 import { codexLastTurn } from "./last_turn.ts";
 import {
   type AccountOutcome,

@@ -7,7 +7,7 @@
  * @module
  */
 import { basename, dirname, join, relative } from "node:path";
-import { homeDir } from "../../config/paths.ts";
+import { homeDir, relativeTo } from "../../config/paths.ts";
 import { isRecord, parseObject } from "../../derive/bytes.ts";
 import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
 
@@ -49,7 +49,7 @@ function fileAt(io: TranscriptIo, root: string, path: string, cwd: string | null
     role: "main",
     parentSessionId: null,
     cwd,
-    rel: relative(root, path),
+    rel: relativeTo(root, path),
     size: st.size,
     mtimeMs: st.mtimeMs,
     ino: st.ino,
