@@ -51,6 +51,10 @@ export interface ImportBench {
   vs_raw_read: number;
   /** import_mb_s / ccusage_mb_s */
   vs_ccusage: number;
+  /** read workers the cold import used (0: it read in its own thread) */
+  read_workers: number;
+  /** how the byte pass found newlines: "simd" (WebAssembly) or "indexOf" */
+  newline_search: "simd" | "indexOf";
   /** the highest VmHWM of the two import processes, MB */
   peak_rss_mb: number;
   reimport_rss_mb: number;
@@ -66,6 +70,8 @@ const CCUSAGE_NATIVE = join(CCUSAGE_DIR, "node_modules", "@ccusage", "ccusage-li
 /** What a child process reports on its stdout, as one JSON line. */
 interface ChildReport {
   ms: number;
+  workers?: number;
+  simd?: boolean;
   rss_mb: number;
   bytes: number;
   imported?: Record<string, number>;
@@ -213,6 +219,8 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
       ccusage_mb_s: round(ccusageMbS),
       vs_raw_read: round(importMbS / rawMbS, 3),
       vs_ccusage: round(importMbS / ccusageMbS, 3),
+      read_workers: cold.workers ?? 0,
+      newline_search: cold.simd ? "simd" : "indexOf",
       peak_rss_mb: round(Math.max(cold.rss_mb, again.rss_mb)),
       reimport_rss_mb: round(again.rss_mb),
     };
@@ -261,6 +269,7 @@ async function importChild(asmHome: string): Promise<ChildReport> {
   const { loadAgents } = await import("../lib/agents/registry.ts");
   const { importOnce } = await import("../lib/history/import.ts");
   const { harnessRoots } = await import("../lib/config/paths.ts");
+  const { simdAvailable } = await import("../lib/derive/newline_scan.ts");
   const env = Deno.env.toObject();
   const roots = harnessRoots(asmHome);
   const ledger = Ledger.open(join(asmHome, "ledger.sqlite"), { harnessRoots: roots });
@@ -281,6 +290,8 @@ async function importChild(asmHome: string): Promise<ChildReport> {
     }
     return {
       ms,
+      workers: report.read_workers,
+      simd: simdAvailable(),
       rss_mb: peakRssMb(),
       bytes: report.bytes_read,
       imported,

@@ -73,6 +73,8 @@ export interface ImportReport {
   problems: number;
   /** it stopped early because it was asked to (shouldStop) */
   stopped: boolean;
+  /** read workers that read the files (0: they were read in the importing thread) */
+  read_workers: number;
 }
 
 /** The agents that can read transcripts, with their capability. */
@@ -115,6 +117,7 @@ async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): 
     sessions_updated: 0,
     problems: 0,
     stopped: false,
+    read_workers: 0,
   };
   const problem = (line: Record<string, unknown>) => {
     report.problems++;
@@ -226,6 +229,7 @@ async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): 
     await readTranscript(job, capOf.get(job.agent.name)!.cap, io, (n) => progress(false, n)),
   ];
   const jobs = reads.map(jobOf);
+  report.read_workers = pool?.size ?? 0;
   let batch: FileRead[] = [];
   let copyBytes = 0;
   for await (

@@ -30,6 +30,8 @@ Deno.test("reading in workers writes exactly what reading in the importing threa
   assert.equal(b.files_read, a.files_read);
   assert.equal(b.sessions_inserted, a.sessions_inserted);
   assert.equal(a.files_read, 15);
+  assert.equal(a.read_workers, 0);
+  assert.equal(b.read_workers, 2);
   assert.deepEqual(written(pooled), written(here));
   // the copies the workers wrote are where the rows say
   const copies = pooled.ledger.query(
