@@ -92,7 +92,7 @@ function fnv1a(bytes: Uint8Array, hash: number): number {
  * longer means anything. It guards against accidents, not adversaries: a fast hash is enough, and it is taken
  * once per file read.
  */
-export function tailHash(handle: TranscriptHandle, offset: number): string | null {
+function tailHash(handle: TranscriptHandle, offset: number): string | null {
   if (offset <= 0) return null;
   const head = readRange(handle, 0, Math.min(GUARD_BYTES, offset));
   const tail = readRange(handle, Math.max(0, offset - GUARD_BYTES), offset);
