@@ -24,7 +24,15 @@ export interface PassOptions {
   onBytes?: (bytesSoFar: number) => void;
   /** Lets the event loop run between chunks once this many ms of work went by (the server); default never. */
   yieldEveryMs?: number;
+  /**
+   * Keep the file's first bytes and the bytes before the returned offset (up to `GUARD_BYTES` each) as they pass
+   * by, so the caller can checksum them without reading them again.
+   */
+  guard?: boolean;
 }
+
+/** How many bytes {@link PassOptions.guard} keeps at each end. */
+export const GUARD_BYTES = 512;
 
 /** What one pass over `[from, size)` did. */
 export interface PassOutcome {
@@ -40,6 +48,12 @@ export interface PassOutcome {
   partialTail: number;
   /** The file ended before `size`: it shrank or was replaced while being read. */
   shrank: boolean;
+  /**
+   * With `guard`: the file's first min(GUARD_BYTES, offset) bytes, and the min(GUARD_BYTES, offset) bytes before
+   * `offset`; null when this pass did not see them (it started past them, or skipped an oversized line there).
+   */
+  firstBytes: Uint8Array | null;
+  bytesBeforeOffset: Uint8Array | null;
 }
 
 const CR = 13;
@@ -91,7 +105,14 @@ export async function passFile(
     oversized: 0,
     partialTail: 0,
     shrank: false,
+    firstBytes: null,
+    bytesBeforeOffset: null,
   };
+  // the guard's bytes: the file's start, and the consumed bytes just before the offset (a ring of the last ones)
+  const recent = options.guard ? new Uint8Array(GUARD_BYTES) : null;
+  let recentLen = 0;
+  const first = options.guard && from === 0 ? new Uint8Array(GUARD_BYTES) : null;
+  let firstLen = 0;
   let sliceStart = performance.now();
   try {
     while (pos < size) {
@@ -102,6 +123,7 @@ export async function passFile(
           skipping = true;
           out.oversized++;
           carry = 0;
+          recentLen = 0; // the line's bytes read so far are dropped: what follows is not contiguous with them
         }
       }
       const buf = lines.bytes;
@@ -110,6 +132,12 @@ export async function passFile(
       if (n <= 0) {
         out.shrank = true;
         break;
+      }
+      if (first !== null && pos < GUARD_BYTES) {
+        // the file's first bytes, over as many reads as it takes (they sit at buf[carry] for file byte `pos`)
+        const take = Math.min(n, GUARD_BYTES - pos);
+        first.set(buf.subarray(carry, carry + take), pos);
+        firstLen = pos + take;
       }
       pos += n;
       out.bytesRead += n;
@@ -136,6 +164,19 @@ export async function passFile(
         if (newlines.length < TABLE_SLOTS) break;
         scan = start;
       }
+      if (recent !== null) {
+        // buf[0] sits at the previous offset: the bytes consumed now follow the ones kept
+        const consumed = skipping ? end : start;
+        if (consumed >= GUARD_BYTES) {
+          recent.set(buf.subarray(consumed - GUARD_BYTES, consumed));
+          recentLen = GUARD_BYTES;
+        } else {
+          const keep = Math.min(recentLen, GUARD_BYTES - consumed);
+          recent.copyWithin(0, recentLen - keep, recentLen);
+          recent.set(buf.subarray(0, consumed), keep);
+          recentLen = keep + consumed;
+        }
+      }
       if (skipping) {
         // the whole chunk belongs to the oversized line
         carry = 0;
@@ -158,6 +199,11 @@ export async function passFile(
   if (skipping) {
     // the file ended inside an oversized line: it is neither consumed nor a tail worth keeping
     out.offset = pos;
+  }
+  if (recent !== null && !out.shrank) {
+    const need = Math.min(GUARD_BYTES, out.offset);
+    if (first !== null && firstLen >= need) out.firstBytes = first.subarray(0, need);
+    if (recentLen >= need) out.bytesBeforeOffset = recent.slice(recentLen - need, recentLen);
   }
   return out;
 }

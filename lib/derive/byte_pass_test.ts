@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { TranscriptHandle } from "../agents/transcript_types.ts";
-import { passFile } from "./byte_pass.ts";
+import { GUARD_BYTES, passFile } from "./byte_pass.ts";
 
 function handleOf(text: string | Uint8Array): TranscriptHandle {
   const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
@@ -69,4 +69,40 @@ Deno.test("a pass never sees the bytes an earlier pass left in its reused buffer
   assert.equal(out.offset, 0);
   const second = await linesOf("cd\nef");
   assert.deepEqual(second.lines, ["cd"]);
+});
+
+Deno.test("the guard keeps the file's first bytes and the bytes before the offset, whatever the chunks", async () => {
+  let seed = 11;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let k = 0; k < 300; k++) {
+    const lines: string[] = [];
+    const count = Math.floor(rand() * 40);
+    for (let i = 0; i < count; i++) {
+      lines.push("x".repeat(Math.floor(rand() * (rand() < 0.1 ? 3000 : 200))) + i);
+    }
+    const text = lines.join("\n") + (rand() < 0.5 ? "\n" : "tail-without-newline");
+    const bytes = new TextEncoder().encode(text);
+    const chunkBytes = [7, 64, 100, 513, 4096][Math.floor(rand() * 5)];
+    const maxLineBytes = rand() < 0.2 ? 1024 : undefined;
+    const from = rand() < 0.3 ? Math.floor(rand() * bytes.length) : 0;
+    const start = from === 0 ? 0 : bytes.indexOf(10, from) + 1; // a pass starts at a line start
+    if (from !== 0 && start === 0) continue;
+    const out = await passFile(handleOf(bytes), start, bytes.length, { line() {} }, {
+      chunkBytes,
+      maxLineBytes,
+      guard: true,
+    });
+    const need = Math.min(GUARD_BYTES, out.offset);
+    const label = `case ${k}: chunk ${chunkBytes}, from ${start}, offset ${out.offset}`;
+    if (out.firstBytes !== null) assert.deepEqual(out.firstBytes, bytes.subarray(0, need), label);
+    if (out.bytesBeforeOffset !== null) {
+      assert.deepEqual(out.bytesBeforeOffset, bytes.subarray(out.offset - need, out.offset), label);
+    }
+    // a whole read with no oversized line always has both
+    if (start === 0 && out.oversized === 0) {
+      assert.ok(out.firstBytes !== null && out.bytesBeforeOffset !== null, label);
+    }
+    // a read on from an offset never has the file's first bytes (it did not see them)
+    if (start > 0) assert.equal(out.firstBytes, null, label);
+  }
 });

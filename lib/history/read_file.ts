@@ -13,7 +13,7 @@ import type {
   TranscriptHandle,
   TranscriptIo,
 } from "../agents/transcript_types.ts";
-import { passFile, type PassOutcome } from "../derive/byte_pass.ts";
+import { GUARD_BYTES, passFile, type PassOutcome } from "../derive/byte_pass.ts";
 import { compressFile } from "./copies.ts";
 import type { ReadPlan } from "./plan.ts";
 
@@ -61,9 +61,6 @@ export interface ReadDone {
 /** The part of a job the read itself uses (what a worker is sent). */
 export type ReadInput = Omit<ReadJob, "agent">;
 
-/** Bytes hashed at the start of a file and before its offset: the guard against resuming a rewritten file. */
-const GUARD_BYTES = 512;
-
 /** The message of an error, as a plain string. */
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -97,6 +94,11 @@ function tailHash(handle: TranscriptHandle, offset: number): string | null {
   const head = readRange(handle, 0, Math.min(GUARD_BYTES, offset));
   const tail = readRange(handle, Math.max(0, offset - GUARD_BYTES), offset);
   if (head === null || tail === null) return null;
+  return checksumOf(head, tail, offset);
+}
+
+/** {@link tailHash} of the bytes themselves. */
+function checksumOf(head: Uint8Array, tail: Uint8Array, offset: number): string {
   const a = fnv1a(tail, fnv1a(head, 2166136261));
   const b = fnv1a(tail, fnv1a(head, 0x9747b28c));
   return `fnv:${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}:${offset}`;
@@ -157,8 +159,15 @@ export async function readTranscript(
         maxLineBytes: job.maxLineBytes,
         yieldEveryMs: job.yieldEveryMs,
         onBytes,
+        guard: true,
       });
-      tail = outcome.shrank ? null : tailHash(handle, outcome.offset);
+      // the pass kept the guard's bytes as they went by; read them again only when it could not
+      const { firstBytes, bytesBeforeOffset } = outcome;
+      tail = outcome.shrank
+        ? null
+        : firstBytes && bytesBeforeOffset && outcome.offset > 0
+        ? checksumOf(firstBytes, bytesBeforeOffset, outcome.offset)
+        : tailHash(handle, outcome.offset);
     } finally {
       handle.close();
     }
