@@ -56,9 +56,22 @@ async function readOne(job: WireJob): Promise<WireDone> {
   }
 }
 
-self.onmessage = async (event: MessageEvent<WorkerJobs>) => {
-  const { id, jobs } = event.data;
-  const dones: WireDone[] = [];
-  for (const job of jobs) dones.push(await readOne(job));
-  self.postMessage({ id, dones } satisfies WorkerAnswer);
+// Bundles are read one after another: a message can arrive while a read awaits (messages are promise-driven in
+// Deno), and interleaved bundles would all finish late, together, instead of one at a time.
+const queue: WorkerJobs[] = [];
+let reading = false;
+
+async function drain(): Promise<void> {
+  reading = true;
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const dones: WireDone[] = [];
+    for (const job of next.jobs) dones.push(await readOne(job));
+    self.postMessage({ id: next.id, dones } satisfies WorkerAnswer);
+  }
+  reading = false;
+}
+
+self.onmessage = (event: MessageEvent<WorkerJobs>) => {
+  queue.push(event.data);
+  if (!reading) drain();
 };
