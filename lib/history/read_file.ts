@@ -168,6 +168,8 @@ export async function readTranscript(
         : firstBytes && bytesBeforeOffset && outcome.offset > 0
         ? checksumOf(firstBytes, bytesBeforeOffset, outcome.offset)
         : tailHash(handle, outcome.offset);
+      // the bytes have served: they do not travel on to the writer
+      outcome = { ...outcome, firstBytes: null, bytesBeforeOffset: null };
     } finally {
       handle.close();
     }
