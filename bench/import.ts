@@ -8,8 +8,10 @@
  * - ccusage (`ccusage@20.0.24`, its native linux-x64 reader) `claude daily --json --offline` on the Claude part.
  *
  * Each asm measure runs in its own `deno run` process, timed inside it (module loading is not the import), and
- * reports its peak RSS (VmHWM). All reads are from the page cache: the corpus was just written.
- * Run as main (`./asm bench import [--bytes N] [--sessions N] [--seed N]`) it prints one JSON line.
+ * reports its peak RSS (VmHWM). All reads are from the page cache: the corpus was just written (and flushed with
+ * `sync` before anything is timed). The measures run in `--runs` rounds (default 3), interleaved, and each time is
+ * the median of its rounds: a slow spell of a shared machine then falls on asm and ccusage alike.
+ * Run as main (`./asm bench import [--bytes N] [--sessions N] [--seed N] [--runs N]`) it prints one JSON line.
  * @module
  */
 import { join } from "node:path";
@@ -25,10 +27,14 @@ export interface ImportBenchOptions {
   seed?: number;
   /** the ccusage program (default: the native reader under .tools/bench, installed with npm when missing) */
   ccusage?: string;
+  /** rounds of every measure; each figure is the median (default 3) */
+  runs?: number;
 }
 
 /** The figures of one bench run. Throughputs are corpus MB (1e6 bytes) per second. */
 export interface ImportBench {
+  /** rounds measured; every time below is the median of its rounds */
+  runs: number;
   corpus_mb: number;
   claude_mb: number;
   files: number;
@@ -83,6 +89,21 @@ interface ChildReport {
 function round(n: number, places = 1): number {
   const f = 10 ** places;
   return Math.round(n * f) / f;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Asks the kernel to write dirty pages back (`sync`); where there is no `sync` program, it does nothing. */
+async function flushWrites(): Promise<void> {
+  try {
+    await new Deno.Command("sync", { stdout: "null", stderr: "null" }).output();
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
 }
 
 function mbPerS(bytes: number, ms: number): number {
@@ -187,42 +208,61 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
       seed: options.seed,
     });
     const corpusMs = performance.now() - c0;
-    const asmHome = join(root, "asm");
-    Deno.mkdirSync(asmHome);
+    // the corpus's pages are written back before anything is timed: no measure pays for the writer's flush
+    await flushWrites();
 
-    const raw = await child("--raw-read", corpus, asmHome);
-    if (raw.bytes !== corpus.totalBytes) {
-      throw new Error(`the raw read saw ${raw.bytes} bytes of ${corpus.totalBytes}`);
+    // rounds interleave the measures, so a slow spell of the machine falls on all of them alike
+    const runs = Math.max(1, Math.floor(options.runs ?? 3));
+    const raws: ChildReport[] = [];
+    const colds: ChildReport[] = [];
+    const agains: ChildReport[] = [];
+    const ccusages: number[] = [];
+    for (let round = 0; round < runs; round++) {
+      const asmHome = join(root, `asm-${round}`);
+      Deno.mkdirSync(asmHome);
+      const raw = await child("--raw-read", corpus, asmHome);
+      if (raw.bytes !== corpus.totalBytes) {
+        throw new Error(`the raw read saw ${raw.bytes} bytes of ${corpus.totalBytes}`);
+      }
+      raws.push(raw);
+      colds.push(await child("--import", corpus, asmHome));
+      const again = await child("--import", corpus, asmHome);
+      if (again.files_read !== 0) throw new Error(`the unchanged re-import read ${again.files_read} files`);
+      agains.push(again);
+      ccusages.push(await timeCcusage(ccusage, corpus));
+      await Deno.remove(asmHome, { recursive: true });
     }
-    const cold = await child("--import", corpus, asmHome);
-    const again = await child("--import", corpus, asmHome);
-    if (again.files_read !== 0) throw new Error(`the unchanged re-import read ${again.files_read} files`);
-    const ccusageMs = await timeCcusage(ccusage, corpus);
+    const cold = colds[0];
+    const rawMs = median(raws.map((r) => r.ms));
+    const importMs = median(colds.map((r) => r.ms));
+    const reimportMs = median(agains.map((r) => r.ms));
+    const ccusageMs = median(ccusages);
 
-    const importMbS = mbPerS(corpus.totalBytes, cold.ms);
-    const rawMbS = mbPerS(corpus.totalBytes, raw.ms);
+    const importMbS = mbPerS(corpus.totalBytes, importMs);
+    const rawMbS = mbPerS(corpus.totalBytes, rawMs);
     const ccusageMbS = mbPerS(corpus.bytes.claude, ccusageMs);
     return {
+      runs,
       corpus_mb: round(corpus.totalBytes / 1e6),
       claude_mb: round(corpus.bytes.claude / 1e6),
       files: corpus.files,
       sessions: corpus.sessions,
       imported: cold.imported ?? {},
       corpus_ms: Math.round(corpusMs),
-      raw_read_ms: round(raw.ms),
+      raw_read_ms: round(rawMs),
       raw_read_mb_s: round(rawMbS),
-      import_ms: round(cold.ms),
+      import_ms: round(importMs),
       import_mb_s: round(importMbS),
       fts_ms: null,
-      reimport_ms: round(again.ms),
+      reimport_ms: round(reimportMs),
       ccusage_ms: round(ccusageMs),
       ccusage_mb_s: round(ccusageMbS),
       vs_raw_read: round(importMbS / rawMbS, 3),
       vs_ccusage: round(importMbS / ccusageMbS, 3),
       read_workers: cold.workers ?? 0,
       newline_search: cold.simd ? "simd" : "indexOf",
-      peak_rss_mb: round(Math.max(cold.rss_mb, again.rss_mb)),
-      reimport_rss_mb: round(again.rss_mb),
+      peak_rss_mb: round(Math.max(...colds.map((r) => r.rss_mb), ...agains.map((r) => r.rss_mb))),
+      reimport_rss_mb: round(Math.max(...agains.map((r) => r.rss_mb))),
     };
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -318,6 +358,7 @@ export async function benchImportCli(args: string[]): Promise<number> {
     bytes: numberOption(args, "--bytes"),
     sessions: numberOption(args, "--sessions"),
     seed: numberOption(args, "--seed"),
+    runs: numberOption(args, "--runs"),
   });
   console.log(JSON.stringify(figures));
   return 0;

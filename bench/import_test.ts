@@ -65,6 +65,7 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
   // asm's import found exactly the sessions the corpus wrote, per agent
   assert.deepEqual(figures.imported, figures.sessions);
   assert.equal(figures.files, 30);
+  assert.equal(figures.runs, 3);
   assert.equal(figures.fts_ms, null);
   // thirty small files are read in the importing thread (workers are for many files); the newline search is
   // the vector one
@@ -87,6 +88,7 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
     "raw_read_ms",
     "reimport_ms",
     "reimport_rss_mb",
+    "runs",
     "vs_ccusage",
     "vs_raw_read",
   ]);
