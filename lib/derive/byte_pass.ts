@@ -76,7 +76,8 @@ function giveBack(buf: LineBuffer): void {
   if (buf.bytes.length === DEFAULT_CHUNK && POOL.length < POOL_MAX) POOL.push(buf);
 }
 
-function yieldToLoop(): Promise<void> {
+/** Lets the event loop run (timers, requests) before going on: long work in the server calls it between steps. */
+export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 

@@ -119,15 +119,10 @@ export function writeCopies(copies: { ref: string; parts: Uint8Array[] }[]): voi
   }
 }
 
-/** Writes the compressed copy of `source` under `ref`, replacing an earlier one. */
-export function writeCopy(source: string, ref: string): void {
-  writeCopies([{ ref, parts: compressFile(source) }]);
-}
-
 /** True when a copy exists under `ref`. */
 export function hasCopy(ref: string): boolean {
   const parsed = parseRef(ref);
-  if (parsed === null) return legacyExists(ref);
+  if (parsed === null) return isFile(ref);
   const held = open.get(parsed.store);
   if (held !== undefined) {
     return held.prepare("SELECT 1 FROM copies WHERE name = ? LIMIT 1").get(parsed.name) !== undefined;
@@ -138,7 +133,7 @@ export function hasCopy(ref: string): boolean {
   ) ?? false;
 }
 
-function legacyExists(path: string): boolean {
+function isFile(path: string): boolean {
   try {
     return Deno.statSync(path).isFile;
   } catch (err) {
@@ -153,7 +148,7 @@ function readStore<T>(store: string, fn: (db: DatabaseSync) => T): T | undefined
   try {
     db = new DatabaseSync(store, { readOnly: true });
   } catch (err) {
-    if (legacyExists(store)) throw err;
+    if (isFile(store)) throw err;
     return undefined;
   }
   try {

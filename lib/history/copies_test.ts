@@ -1,7 +1,20 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { closeCopyStores, copyBytes, copyRefOf, hasCopy, transcriptBytes, writeCopy } from "./copies.ts";
+import {
+  closeCopyStores,
+  compressFile,
+  copyBytes,
+  copyRefOf,
+  hasCopy,
+  transcriptBytes,
+  writeCopies,
+} from "./copies.ts";
+
+/** What an import does for one file: the read compresses it, the writer stores the parts. */
+function writeCopy(source: string, ref: string): void {
+  writeCopies([{ ref, parts: compressFile(source) }]);
+}
 
 function tempRoot(): string {
   return Deno.makeTempDirSync({ prefix: "asm-copies-" });

@@ -12,6 +12,7 @@ import { adapterOf } from "../agents/registry.ts";
 import type { TranscriptCapability, TranscriptFile, TranscriptIo } from "../agents/transcript_types.ts";
 import type { ProjectRules } from "../derive/project.ts";
 import { foldStateOf, isoAt, knownFiles, type Ledger } from "../ledger/mod.ts";
+import { yieldToLoop } from "../derive/byte_pass.ts";
 import { writeBatch } from "./batch.ts";
 import { denoIo } from "./io.ts";
 import { planReads } from "./plan.ts";
@@ -42,8 +43,8 @@ export interface ImportOptions {
   /** Files that failed to read, by path -> "size:mtime": skipped until they change (the refresh). */
   failed?: Map<string, string>;
   /**
-   * Read workers: 0 reads in this thread. Default: {@link defaultReadWorkers} when the reads are many and go
-   * through the real file system, else 0 (an `io` handed in is only reachable from this thread).
+   * Read workers: 0 reads in this thread. Default: {@link defaultReadWorkers} when the reads are many. With an
+   * `io` handed in, always 0: it is only reachable from this thread.
    */
   workers?: number;
   /** Sessions per write transaction (default 500). */
@@ -130,7 +131,9 @@ async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): 
   // 1. the walk: every agent's files (or, for the refresh, the named ones)
   const known = knownFiles(o.ledger);
   // a ledger that knows (almost) no file is about to read every transcript: the workers load during the walk
-  const workersAllowed = o.workers ?? (o.io === undefined && o.only === undefined ? defaultReadWorkers() : 0);
+  const workersAllowed = o.io !== undefined
+    ? 0
+    : o.workers ?? (o.only === undefined ? defaultReadWorkers() : 0);
   let pool: ReadPool | null = workers.pool = workersAllowed > 0 && known.size < PARALLEL_FILES
     ? startReadPool(workersAllowed)
     : null;
@@ -295,10 +298,6 @@ const IN_FLIGHT_PER_WORKER = 4;
 /** A bundle: at most this many files, about this many bytes. */
 const BUNDLE_FILES = 64;
 const BUNDLE_BYTES = 8 << 20;
-
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
 
 function safeHome(env: Env): string {
   try {

@@ -58,6 +58,15 @@ export interface ReadDone {
   problems: Record<string, unknown>[];
 }
 
+/** The result of a read that could not run at all (a worker that failed or stopped, an unknown reader). */
+export function failedRead(job: { read: ReadPlan }, why: string): ReadDone {
+  const { file } = job.read;
+  return {
+    data: null,
+    problems: [{ what: "transcript read failed", agent: file.agent, path: file.path, error: why }],
+  };
+}
+
 /** The part of a job the read itself uses (what a worker is sent). */
 export type ReadInput = Omit<ReadJob, "agent">;
 

@@ -5,7 +5,7 @@
  * still to read, so one long transcript does not hold up a queue of short ones. The workers end with the import.
  * @module
  */
-import type { ReadDone, ReadJob } from "./read_file.ts";
+import { failedRead, type ReadDone, type ReadJob } from "./read_file.ts";
 import type { WireJob, WorkerAnswer, WorkerJobs } from "./read_worker.ts";
 
 /** Workers reading transcripts for one import. */
@@ -31,15 +31,6 @@ interface Slot {
   /** bytes of the bundles sent and not answered yet */
   queued: number;
   pending: Map<number, { jobs: ReadJob[]; resolve: (dones: ReadDone[]) => void; bytes: number }>;
-}
-
-/** The result of a job that could not be read at all. */
-export function failedRead(job: ReadJob, why: string): ReadDone {
-  const { file } = job.read;
-  return {
-    data: null,
-    problems: [{ what: "transcript read failed", agent: file.agent, path: file.path, error: why }],
-  };
 }
 
 function bytesOf(jobs: ReadJob[]): number {

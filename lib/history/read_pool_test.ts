@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { copyBytes } from "./copies.ts";
 import type { ReadDone, ReadJob } from "./read_file.ts";
 import { completions, startReadPool } from "./read_pool.ts";
-import { type ImportWorld, importWorld, placeFixtures } from "./testing.ts";
+import { join } from "node:path";
+import { denoIo } from "./io.ts";
+import { CODEX, faultyIo, type ImportWorld, importWorld, placeFixtures } from "./testing.ts";
 
 const NOW = Date.parse("2026-11-30T00:00:00.000Z");
 
@@ -149,4 +151,18 @@ Deno.test("completions: results come as their bundles finish, and a consumer tha
   const total = started.length;
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(started.length, total);
+});
+
+Deno.test("an io handed in is used even when workers are asked for: the reads stay in the importing thread", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  const unreadable = join(
+    w.home,
+    ".codex/sessions/2026/11/29",
+    `rollout-2026-11-29T22-12-08-${CODEX.exec}.jsonl`,
+  );
+  const report = await w.run({ workers: 2, io: faultyIo(denoIo, { unreadable: new Set([unreadable]) }) });
+  assert.equal(report.read_workers, 0);
+  assert.equal(report.files_failed, 1, "the fault of the io handed in was met");
+  assert.equal(report.files_read, 14);
 });

@@ -7,7 +7,7 @@
 /// <reference lib="deno.worker" />
 import { transcriptReader } from "../agents/transcripts.ts";
 import { denoIo } from "./io.ts";
-import { errorText, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
+import { errorText, failedRead, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
 
 /** One file to read, as a worker is sent it: the adapter by name (agent configs stay with the writer). */
 export interface WireJob extends ReadInput {
@@ -43,16 +43,7 @@ async function readOne(job: WireJob): Promise<WireDone> {
     const { file: _file, state: _state, ...rest } = data;
     return { data: rest, problems };
   } catch (err) {
-    const { file } = job.read;
-    return {
-      data: null,
-      problems: [{
-        what: "transcript read failed",
-        agent: file.agent,
-        path: file.path,
-        error: errorText(err),
-      }],
-    };
+    return failedRead(job, errorText(err));
   }
 }
 

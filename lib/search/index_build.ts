@@ -11,6 +11,7 @@ import type { AgentConfig } from "../agents/protocol.ts";
 import { loadAgents } from "../agents/registry.ts";
 import { classifiersOf } from "./classifiers.ts";
 import { transcriptBytes } from "../history/copies.ts";
+import { yieldToLoop } from "../derive/byte_pass.ts";
 import {
   type IndexedLine,
   type IndexTodo,
@@ -20,8 +21,7 @@ import {
   writeIndexChunk,
 } from "../ledger/mod.ts";
 import type { ServerContext } from "../server/router.ts";
-import type { Classify } from "./scan.ts";
-import { SEARCHED_KINDS } from "./text.ts";
+import { type Classify, isSearched, lastCopies } from "./scan.ts";
 
 /** How often the server's index service runs (cheap when nothing changed: one query). */
 export const SEARCH_INDEX_EVERY_MS = 60_000;
@@ -53,27 +53,17 @@ export interface LinesStep {
 }
 
 /**
- * The index rows of `text` (complete lines). Last copy of a record id wins within the step, exactly as the scan
- * folds a file (scan.ts messageLines), so the index and the scan count the same matches.
+ * The index rows of `text` (complete lines). Last copy of a record id wins within the step, through the scan's
+ * own fold (scan.ts `lastCopies`), so the index and the scan count the same matches.
  */
 export function linesOf(text: string, classify: Classify): LinesStep {
-  const kept = new Map<string, IndexedLine>();
-  const dropped = new Set<string>();
-  let anonymous = 0;
-  for (const raw of text.split("\n")) {
-    if (raw.trim() === "") continue;
-    const line = classify(raw);
-    if (line === null) continue;
-    const key = line.id === null ? `\u0000${anonymous++}` : line.id;
-    kept.delete(key);
-    if (SEARCHED_KINDS.has(line.kind) && line.text !== "") {
-      kept.set(key, { rec_id: line.id, ts: line.ts, kind: line.kind, text: line.text });
-      if (line.id !== null) dropped.delete(line.id);
-    } else if (line.id !== null) {
-      dropped.add(line.id);
-    }
+  const lines: IndexedLine[] = [];
+  const dropped: string[] = [];
+  for (const line of lastCopies(text, classify)) {
+    if (isSearched(line)) lines.push({ rec_id: line.id, ts: line.ts, kind: line.kind, text: line.text });
+    else if (line.id !== null) dropped.push(line.id);
   }
-  return { lines: [...kept.values()], dropped: [...dropped] };
+  return { lines, dropped };
 }
 
 /** Where a file's next step starts: from 0 (again) when it was never indexed or is now shorter than indexed. */
@@ -148,7 +138,7 @@ async function indexFile(
       });
       reset = false;
       if (done) return;
-      await new Promise((r) => setTimeout(r, 0)); // let the server answer between steps
+      await yieldToLoop(); // let the server answer between steps
     }
   } finally {
     source.close();

@@ -68,11 +68,11 @@ function afterFirstNewline(window: Uint8Array): Uint8Array {
 }
 
 /**
- * The message lines of a transcript's bytes, oldest first. A record re-appended under the same id (Gemini CLI
- * rewrites a message as it streams) counts once: the last copy wins and takes the later place.
+ * The lines of some transcript text, each record once, oldest first. A record re-appended under the same id
+ * (Gemini CLI rewrites a message as it streams) counts once: the last copy wins and takes the later place. The
+ * scan and the index both fold through this, so they count the same matches.
  */
-export function messageLines(bytes: Uint8Array, classify: Classify): TranscriptLine[] {
-  const text = new TextDecoder().decode(bytes);
+export function lastCopies(text: string, classify: Classify): TranscriptLine[] {
   const byId = new Map<string, TranscriptLine>();
   let anonymous = 0;
   for (const raw of text.split("\n")) {
@@ -81,7 +81,17 @@ export function messageLines(bytes: Uint8Array, classify: Classify): TranscriptL
     if (line === null) continue;
     const key = line.id === null ? `\u0000${anonymous++}` : line.id;
     byId.delete(key); // a later copy moves to the end
-    if (SEARCHED_KINDS.has(line.kind) && line.text !== "") byId.set(key, line);
+    byId.set(key, line);
   }
   return [...byId.values()];
+}
+
+/** True for a line search reads: message text of a searched kind. */
+export function isSearched(line: TranscriptLine): boolean {
+  return SEARCHED_KINDS.has(line.kind) && line.text !== "";
+}
+
+/** The message lines of a transcript's bytes, oldest first (see {@link lastCopies}). */
+export function messageLines(bytes: Uint8Array, classify: Classify): TranscriptLine[] {
+  return lastCopies(new TextDecoder().decode(bytes), classify).filter(isSearched);
 }

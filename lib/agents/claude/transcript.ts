@@ -254,7 +254,8 @@ export function claudeSkipsOnBytes(buf: Uint8Array, start: number, end: number):
     const at = start + TYPE_FIRST.length;
     // a message record written type-first is not metadata: leave it to the head
     for (const kind of MESSAGE_TYPES_BYTES) if (bytesAt(buf, at, end, kind)) return false;
-    return !META_WANTED_BYTES.some((type) => bytesAt(buf, at, end, type));
+    for (const type of META_WANTED_BYTES) if (bytesAt(buf, at, end, type)) return false;
+    return true;
   }
   if (!bytesAt(buf, start, end, PARENT_KEY)) return false;
   let at = start + PARENT_KEY.length;
