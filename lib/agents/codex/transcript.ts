@@ -18,6 +18,8 @@
  */
 import {
   absolutePaths,
+  ascii,
+  bytesAt,
   headOf,
   isoOf,
   isRecord,
@@ -167,7 +169,9 @@ function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
 }
 
 /** The record / payload types the byte pass parses; every other line is skipped on its head. */
-function wanted(head: { type: string | null; payload: string | null; role: string | null }): boolean {
+export function codexWants(
+  head: { type: string | null; payload: string | null; role: string | null },
+): boolean {
   switch (head.type) {
     case "session_meta":
     case "turn_context":
@@ -222,6 +226,68 @@ function metaFromHead(head: string): Record<string, unknown> | undefined {
   return payload !== undefined && META_FIELDS.every((k) => k in payload) ? payload : undefined;
 }
 
+const HEAD_LIMIT = 200;
+const TYPE_KEY = ascii('"type":"');
+const PAYLOAD_TYPE = ascii(',"payload":{"type":"');
+const ROLE_KEY = ascii('"role":"');
+const KEPT_TYPES = ["session_meta", "turn_context", "response_item", "event_msg"].map((t) => ascii(`${t}"`));
+const [, , RESPONSE_ITEM, EVENT_MSG] = KEPT_TYPES;
+const TOKEN_COUNT = ascii('token_count"');
+const MESSAGE = ascii('message"');
+const USER = ascii('user"');
+const TOOL_CALLS = ["function_call", "custom_tool_call", "local_shell_call"].map((t) => ascii(`${t}"`));
+
+/** Where `pattern` first lies wholly inside `[from, limit)`, or -1. */
+function findBytes(buf: Uint8Array, from: number, limit: number, pattern: Uint8Array): number {
+  const first = pattern[0];
+  for (let at = from; at + pattern.length <= limit; at++) {
+    if (buf[at] === first && bytesAt(buf, at, limit, pattern)) return at;
+  }
+  return -1;
+}
+
+/** The end of a `[A-Za-z_.-]+"` value at `at` (the index of its closing quote), or -1 (what the head's regex reads). */
+function nameEnd(buf: Uint8Array, at: number, limit: number): number {
+  let i = at;
+  for (; i < limit; i++) {
+    const c = buf[i];
+    const letter = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x2e ||
+      c === 0x2d;
+    if (!letter) break;
+  }
+  return i > at && i < limit && buf[i] === 0x22 ? i : -1;
+}
+
+/**
+ * The lines {@link codexWants} would refuse, told from their first 200 bytes without decoding them: a record type
+ * the fold never reads (`world_state`, `token_usage_record`...), an event other than `token_count`, a response
+ * item that is neither a tool call nor a user's message. Anything it is not sure of goes through the head.
+ */
+export function codexSkipsOnBytes(buf: Uint8Array, start: number, end: number): boolean {
+  const limit = Math.min(end, start + HEAD_LIMIT);
+  const typeAt = findBytes(buf, start, limit, TYPE_KEY);
+  if (typeAt < 0) return false;
+  const value = typeAt + TYPE_KEY.length;
+  const close = nameEnd(buf, value, limit);
+  if (close < 0) return false;
+  if (!KEPT_TYPES.some((t) => bytesAt(buf, value, limit, t))) return true;
+  const isEvent = bytesAt(buf, value, limit, EVENT_MSG);
+  if (!isEvent && !bytesAt(buf, value, limit, RESPONSE_ITEM)) return false;
+  const payload = close + 1 + PAYLOAD_TYPE.length;
+  if (!bytesAt(buf, close + 1, limit, PAYLOAD_TYPE) || nameEnd(buf, payload, limit) < 0) return false;
+  if (isEvent) return !bytesAt(buf, payload, limit, TOKEN_COUNT);
+  if (TOOL_CALLS.some((t) => bytesAt(buf, payload, limit, t))) return false;
+  if (!bytesAt(buf, payload, limit, MESSAGE)) return true;
+  // a message: only a user's is read (a role beyond the first 200 bytes is parsed rather than missed)
+  const roleAt = findBytes(buf, start, limit, ROLE_KEY);
+  if (roleAt < 0) return false;
+  const role = roleAt + ROLE_KEY.length;
+  let i = role;
+  while (i < limit && buf[i] >= 0x61 && buf[i] <= 0x7a) i++;
+  if (i === role || i >= limit || buf[i] !== 0x22) return false;
+  return !bytesAt(buf, role, limit, USER);
+}
+
 /** A fold of one rollout. */
 export function codexFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
   const state: CodexState = isCodexState(saved) ? structuredClone(saved) : {
@@ -231,8 +297,9 @@ export function codexFold(file: TranscriptFile, saved: unknown | null): Transcri
   };
   return {
     line(buf, start, end) {
+      if (codexSkipsOnBytes(buf, start, end)) return;
       const head = codexHead(headOf(buf, start, end, 200));
-      if (!wanted(head)) return;
+      if (!codexWants(head)) return;
       if (head.type === "session_meta") {
         if (state.metaSeen) return;
         state.metaSeen = true;

@@ -4,7 +4,14 @@ import type { EnrichInput, SessionFacts, TranscriptFile } from "../transcript_ty
 import { passFile } from "../../derive/byte_pass.ts";
 import { denoIo } from "../../history/io.ts";
 import { fixture } from "../../history/testing.ts";
-import { classifyCodexLine, codexHead, codexTranscripts, isTypedCodexMessage } from "./transcript.ts";
+import {
+  classifyCodexLine,
+  codexHead,
+  codexSkipsOnBytes,
+  codexTranscripts,
+  codexWants,
+  isTypedCodexMessage,
+} from "./transcript.ts";
 
 async function codexFacts(path: string): Promise<SessionFacts> {
   const file: TranscriptFile = {
@@ -99,6 +106,40 @@ Deno.test("a rollout line's head names its record and payload types", () => {
       role: null,
     },
   );
+});
+
+Deno.test("a rollout line skipped on its bytes is one its head would skip, on every fixture line and mutations of them", () => {
+  const utf8 = new TextDecoder();
+  const encoder = new TextEncoder();
+  const headSkips = (bytes: Uint8Array) =>
+    !codexWants(codexHead(utf8.decode(bytes.subarray(0, Math.min(bytes.length, 200)))));
+  const lines: Uint8Array[] = [];
+  for (const name of Deno.readDirSync(fixture("codex/rollouts"))) {
+    const text = Deno.readTextFileSync(fixture(`codex/rollouts/${name.name}`));
+    for (const line of text.split("\n")) if (line !== "") lines.push(encoder.encode(line));
+  }
+  let skipped = 0;
+  for (const bytes of lines) {
+    if (!codexSkipsOnBytes(bytes, 0, bytes.length)) continue;
+    skipped++;
+    assert.ok(headSkips(bytes), utf8.decode(bytes.subarray(0, 160)));
+  }
+  // most lines are events and echoes nobody reads: the byte check must actually catch them
+  assert.ok(skipped > lines.length / 3, `${skipped} of ${lines.length} skipped on bytes`);
+  // mutations: a byte of the first 200 changed, or the line cut short, never makes the bytes skip what the head keeps
+  let seed = 7;
+  const next = () => (seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 1 >>> 0);
+  const alphabet = encoder.encode('"{}:,_.-aeirstuvxyz AZ09\\');
+  for (let n = 0; n < 3000; n++) {
+    const line = lines[next() % lines.length];
+    const bytes = line.slice(0, Math.max(1, next() % Math.min(line.length + 1, 260)));
+    for (let k = next() % 3; k > 0; k--) {
+      bytes[next() % Math.min(bytes.length, 200)] = alphabet[next() % alphabet.length];
+    }
+    if (codexSkipsOnBytes(bytes, 0, bytes.length)) {
+      assert.ok(headSkips(bytes), `mutation ${n}: ${utf8.decode(bytes.subarray(0, 200))}`);
+    }
+  }
 });
 
 Deno.test("only Codex's user.text message is a typed prompt; injected context and old injected blocks are not", () => {
