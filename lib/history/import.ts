@@ -239,7 +239,13 @@ async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): 
     const { job, done } of completions(
       pool ? bundles(jobs, BUNDLE_FILES, BUNDLE_BYTES) : jobs.map((job) => [job]),
       pool ? pool.read : readHere,
-      pool ? pool.size * IN_FLIGHT_PER_WORKER : 1,
+      pool
+        ? {
+          running: pool.size * IN_FLIGHT_PER_WORKER,
+          waiting: pool.size * WAITING_PER_WORKER,
+          bytes: HELD_BYTES,
+        }
+        : { running: 1, waiting: 1, bytes: 0 },
     )
   ) {
     if (o.shouldStop?.()) {
@@ -293,8 +299,15 @@ const PARALLEL_FILES = 64;
 const PARALLEL_BYTES = 32 << 20;
 /** Compressed copy bytes a batch may hold before it is written. */
 const COPY_BYTES_PER_BATCH = 64 << 20;
-/** Bundles sent to each worker ahead of its answers, so it never waits for the writer. */
-const IN_FLIGHT_PER_WORKER = 4;
+/**
+ * Bundles sent to each worker ahead of its answers: enough to keep it reading through the writer's longest batch
+ * (the writer's thread cannot hand out more work while it writes).
+ */
+const IN_FLIGHT_PER_WORKER = 16;
+/** Bundles read per worker that may wait for the writer. */
+const WAITING_PER_WORKER = 16;
+/** File bytes of the bundles out at once: bounds what their results (and copies) hold in memory. */
+const HELD_BYTES = 128 << 20;
 /** A bundle: at most this many files, about this many bytes. */
 const BUNDLE_FILES = 64;
 const BUNDLE_BYTES = 8 << 20;

@@ -126,43 +126,69 @@ export interface Completion {
   done: ReadDone;
 }
 
+/** How much {@link completions} keeps going at once. */
+export interface CompletionLimits {
+  /** bundles being read at once */
+  running: number;
+  /** bundles read and not taken by the consumer yet; no new bundle starts while this many wait */
+  waiting: number;
+  /** file bytes of the bundles running and waiting together; one bundle always runs, however large */
+  bytes: number;
+}
+
 /**
- * Runs bundles of jobs through `run`, at most `limit` bundles at a time, and yields each job with its result as
- * its bundle completes (not in job order). The next bundles start only when the consumer asks for more, so one
- * that stops early (its server closed) starts nothing new.
+ * Runs bundles of jobs through `run` and yields each job with its result as its bundle completes (not in job
+ * order). A bundle that finishes starts the next at once, so readers never wait for a consumer busy writing, until
+ * the limits are reached: results held in memory stay bounded. A consumer that stops early (its server closed)
+ * starts nothing new.
  */
 export async function* completions(
   units: Iterable<ReadJob[]>,
   run: (jobs: ReadJob[]) => Promise<ReadDone[]>,
-  limit: number,
+  limits: CompletionLimits,
 ): AsyncGenerator<Completion> {
   const source = units[Symbol.iterator]();
-  const settled: Completion[][] = [];
+  const settled: { bytes: number; completions: Completion[] }[] = [];
   let running = 0;
+  let held = 0; // file bytes of the bundles running and waiting
+  let stopped = false;
   let wake: (() => void) | null = null;
   const launch = () => {
-    while (running < limit) {
+    while (!stopped && running < limits.running && settled.length < limits.waiting) {
+      if (running + settled.length > 0 && held >= limits.bytes) return;
       const next = source.next();
       if (next.done) return;
-      running++;
       const jobs = next.value;
+      const bytes = bytesOf(jobs);
+      running++;
+      held += bytes;
       run(jobs)
         .catch((err) => jobs.map((job) => failedRead(job, err instanceof Error ? err.message : String(err))))
         .then((dones) => {
           running--;
-          settled.push(jobs.map((job, k) => ({ job, done: dones[k] ?? failedRead(job, "no result") })));
+          settled.push({
+            bytes,
+            completions: jobs.map((job, k) => ({ job, done: dones[k] ?? failedRead(job, "no result") })),
+          });
+          launch();
           wake?.();
         });
     }
   };
-  launch();
-  while (running > 0 || settled.length > 0) {
-    if (settled.length === 0) {
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-      continue;
-    }
-    yield* settled.shift()!;
+  try {
     launch();
+    while (running > 0 || settled.length > 0) {
+      const first = settled.shift();
+      if (first === undefined) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+        continue;
+      }
+      yield* first.completions;
+      held -= first.bytes;
+      launch();
+    }
+  } finally {
+    stopped = true;
   }
 }

@@ -132,7 +132,10 @@ Deno.test("closing the pool answers the reads still out with problem lines inste
 
 Deno.test("completions: results come as their bundles finish, and a consumer that stops starts nothing more", async () => {
   const started: number[] = [];
-  const jobs = Array.from({ length: 10 }, (_, i) => ({ i }) as unknown as ReadJob);
+  const jobs = Array.from(
+    { length: 10 },
+    (_, i) => ({ i, read: { file: { size: 1 }, from: 0 } }) as unknown as ReadJob,
+  );
   const run = async (bundle: ReadJob[]): Promise<ReadDone[]> => {
     const i = (bundle[0] as unknown as { i: number }).i;
     started.push(i);
@@ -141,16 +144,54 @@ Deno.test("completions: results come as their bundles finish, and a consumer tha
     return bundle.map(() => ({ data: null, problems: [{ i }] }));
   };
   const seen: number[] = [];
-  for await (const { done } of completions(jobs.map((j) => [j]), run, 2)) {
+  const limits = { running: 2, waiting: 1, bytes: Infinity };
+  for await (const { done } of completions(jobs.map((j) => [j]), run, limits)) {
     seen.push(Number(done.problems[0].i));
     if (seen.length === 3) break;
   }
   assert.deepEqual(seen.slice(0, 2), [1, 2]);
-  // two running at a time, one more started per result taken: nothing after the third result was asked for
-  assert.ok(started.length <= 5, `started ${started.join(",")}`);
+  // two running and one waiting at most: the three taken, two running, one waiting
+  assert.ok(started.length <= 6, `started ${started.join(",")}`);
   const total = started.length;
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(started.length, total);
+});
+
+/** Jobs of `sizes` bytes each, one per bundle, and a run that records what it started. */
+function sizedJobs(sizes: number[]) {
+  const started: number[] = [];
+  const bundles = sizes.map((size, i) => [{ i, read: { file: { size }, from: 0 } } as unknown as ReadJob]);
+  const run = async (bundle: ReadJob[]): Promise<ReadDone[]> => {
+    started.push((bundle[0] as unknown as { i: number }).i);
+    await new Promise((r) => setTimeout(r, 1));
+    return bundle.map(() => ({ data: null, problems: [] }));
+  };
+  return { bundles, run, started };
+}
+
+Deno.test("completions: readers go on while the consumer is busy, up to the bundles that may wait", async () => {
+  const { bundles, run, started } = sizedJobs(Array(20).fill(10));
+  const results = completions(bundles, run, { running: 1, waiting: 4, bytes: Infinity });
+  await results.next();
+  // the consumer holds its first result and does not ask for more: the reader keeps reading meanwhile
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(started.length, 5, "the one taken and four waiting");
+  let n = 1;
+  for await (const _ of results) n++;
+  assert.equal(n, 20);
+});
+
+Deno.test("completions: the bytes out at once stay within the bound, and a bundle larger than it still runs", async () => {
+  const { bundles, run, started } = sizedJobs([60, 60, 60, 500, 10, 10]);
+  const results = completions(bundles, run, { running: 8, waiting: 8, bytes: 100 });
+  await results.next();
+  await new Promise((r) => setTimeout(r, 50));
+  // 60 + 60 reached the bound: nothing else starts while the consumer holds the first result
+  assert.deepEqual(started, [0, 1]);
+  let n = 1;
+  for await (const _ of results) n++;
+  assert.equal(n, 6, "the 500-byte bundle ran alone");
+  assert.deepEqual(started, [0, 1, 2, 3, 4, 5]);
 });
 
 Deno.test("an io handed in is used even when workers are asked for: the reads stay in the importing thread", async () => {
