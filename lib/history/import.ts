@@ -47,7 +47,10 @@ export interface ImportOptions {
    * `io` handed in, always 0: it is only reachable from this thread.
    */
   workers?: number;
-  /** Sessions per write transaction (default 500). */
+  /**
+   * Sessions per write transaction. Default: 500 when the import yields to a server's requests (a batch holds the
+   * thread while it writes), 2,000 when nothing else waits (each commit rewrites the index pages it touched).
+   */
   batchSessions?: number;
   chunkBytes?: number;
   maxLineBytes?: number;
@@ -200,7 +203,7 @@ async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): 
     list.push(k.path);
     sessionFiles.set(k.asm_id, list);
   }
-  const batchSize = o.batchSessions ?? 500;
+  const batchSize = o.batchSessions ?? (o.yieldEveryMs === undefined ? 2000 : 500);
   const batchOptions = { ...o, io, roots, byPath, sessionFiles, problem, now };
   const write = (files: FileRead[]) => {
     const written = writeBatch(files, batchOptions);
