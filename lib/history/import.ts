@@ -310,7 +310,7 @@ const IN_FLIGHT_PER_WORKER = 16;
 /** Bundles read per worker that may wait for the writer. */
 const WAITING_PER_WORKER = 16;
 /** File bytes of the bundles out at once: bounds what their results (and copies) hold in memory. */
-const HELD_BYTES = 128 << 20;
+const HELD_BYTES = 64 << 20;
 /** A bundle: at most this many files, about this many bytes. */
 const BUNDLE_FILES = 64;
 const BUNDLE_BYTES = 8 << 20;
