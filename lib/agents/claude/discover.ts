@@ -18,35 +18,28 @@ export function claudeProjectsDir(env: Env): string {
   return join(claudeDir(env), "projects");
 }
 
-function fileAt(
-  io: TranscriptIo,
-  root: string,
-  path: string,
-  shape: Pick<TranscriptFile, "sessionHint" | "role" | "parentSessionId">,
-): TranscriptFile | null {
+type Shape = Pick<TranscriptFile, "sessionHint" | "role" | "parentSessionId">;
+
+function fileAt(io: TranscriptIo, path: string, rel: string, shape: Shape): TranscriptFile | null {
   const st = io.stat(path);
   if (st === null || !st.isFile) return null;
   return {
     agent: "claude",
     path,
-    ...shape,
+    sessionHint: shape.sessionHint,
+    role: shape.role,
+    parentSessionId: shape.parentSessionId,
     cwd: null,
-    rel: relativeTo(root, path),
+    rel,
     size: st.size,
     mtimeMs: st.mtimeMs,
     ino: st.ino,
   };
 }
 
-/** What a path inside the store is: a main transcript, a sub-agent's, or neither. */
-export function claudeShape(
-  path: string,
-  root: string,
-): Pick<TranscriptFile, "sessionHint" | "role" | "parentSessionId"> | null {
-  const rel = relativeTo(root, path);
-  if (rel.startsWith("..") || !path.endsWith(".jsonl")) return null;
-  const parts = rel.split("/");
-  const stem = basename(path, ".jsonl");
+/** The shape of a `.jsonl` file from its path in the store, cut at "/" (the walk knows them without cutting). */
+function shapeOfParts(parts: readonly string[]): Shape | null {
+  const stem = parts[parts.length - 1].slice(0, -".jsonl".length);
   if (parts.length === 2) {
     // older versions kept sub-agents beside the sessions as agent-<id>.jsonl; the lines name the parent
     if (stem.startsWith("agent-")) return { sessionHint: stem, role: "subagent", parentSessionId: null };
@@ -56,6 +49,13 @@ export function claudeShape(
     return { sessionHint: `${parts[1]}/${stem}`, role: "subagent", parentSessionId: parts[1] };
   }
   return null;
+}
+
+/** What a path inside the store is: a main transcript, a sub-agent's, or neither. */
+export function claudeShape(path: string, root: string): Shape | null {
+  const rel = relativeTo(root, path);
+  if (rel.startsWith("..") || !path.endsWith(".jsonl")) return null;
+  return shapeOfParts(rel.split("/"));
 }
 
 /** Every Claude transcript on disk, main and sub-agent. */
@@ -74,19 +74,20 @@ export function discoverClaude(env: Env, io: TranscriptIo, problem: ProblemSink)
     if (!slug.isDirectory) continue;
     const slugDir = join(root, slug.name);
     for (const entry of entries(slugDir)) {
-      const path = join(slugDir, entry.name);
+      const path = `${slugDir}/${entry.name}`;
       if (entry.isFile && entry.name.endsWith(".jsonl")) {
-        const shape = claudeShape(path, root);
-        const file = shape && fileAt(io, root, path, shape);
+        const parts = [slug.name, entry.name];
+        const shape = shapeOfParts(parts);
+        const file = shape && fileAt(io, path, parts.join("/"), shape);
         if (file) out.push(file);
       } else if (entry.isDirectory) {
         // <slug>/<session id>/ holds sub-agents (and custom-title.json, tasks); only subagents/ has transcripts
-        const sub = join(path, "subagents");
+        const sub = `${path}/subagents`;
         for (const agentFile of entries(sub)) {
           if (!agentFile.isFile || !agentFile.name.endsWith(".jsonl")) continue;
-          const p = join(sub, agentFile.name);
-          const shape = claudeShape(p, root);
-          const file = shape && fileAt(io, root, p, shape);
+          const parts = [slug.name, entry.name, "subagents", agentFile.name];
+          const shape = shapeOfParts(parts);
+          const file = shape && fileAt(io, `${sub}/${agentFile.name}`, parts.join("/"), shape);
           if (file) out.push(file);
         }
       }
@@ -99,7 +100,7 @@ export function discoverClaude(env: Env, io: TranscriptIo, problem: ProblemSink)
 export function claudeFileOf(path: string, env: Env, io: TranscriptIo): TranscriptFile | null {
   const root = claudeProjectsDir(env);
   const shape = claudeShape(path, root);
-  return shape && fileAt(io, root, path, shape);
+  return shape && fileAt(io, path, relativeTo(root, path), shape);
 }
 
 /** The `<slug>/<id>/subagents/agent-<x>.meta.json` beside a sub-agent transcript. */

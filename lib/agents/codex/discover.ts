@@ -16,8 +16,8 @@ export function rolloutThreadId(name: string): string | null {
   return name.match(ROLLOUT)?.[1] ?? null;
 }
 
-function fileAt(io: TranscriptIo, root: string, path: string): TranscriptFile | null {
-  const id = rolloutThreadId(basename(path));
+function fileAt(io: TranscriptIo, root: string, path: string, name = basename(path)): TranscriptFile | null {
+  const id = rolloutThreadId(name);
   if (id === null) return null;
   const st = io.stat(path);
   if (st === null || !st.isFile) return null;
@@ -48,9 +48,9 @@ export function discoverCodex(env: Env, io: TranscriptIo, problem: ProblemSink):
       return;
     }
     for (const e of entries) {
-      const path = join(dir, e.name);
+      const path = `${dir}/${e.name}`;
       if (e.isFile && e.name.endsWith(".jsonl")) {
-        const file = fileAt(io, root, path);
+        const file = fileAt(io, root, path, e.name);
         if (file) out.push(file);
       } else if (e.isDirectory && depth > 0) walk(path, depth - 1);
     }
