@@ -131,14 +131,22 @@ function onToolCall(f: SessionFacts, p: Record<string, unknown>): void {
   }
 }
 
+/** The response item types a rollout written before the `{type, payload}` envelope kept as bare lines. */
+const BARE_ITEMS = new Set(["message", "function_call", "custom_tool_call", "local_shell_call"]);
+
 function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
   let type = line.type;
   let payload = obj(line, "payload");
-  const iso = isoOf(line.timestamp);
-  if (payload === undefined && (type === "message" || type === "function_call")) {
-    // very old rollouts: bare response items, one per line
+  let iso = isoOf(line.timestamp);
+  if (payload === undefined && type === undefined && typeof line.id === "string") {
+    // rollouts before the envelope: the first line is the bare session meta (id, timestamp)
+    return onMeta(f, line);
+  }
+  if (payload === undefined && typeof type === "string" && BARE_ITEMS.has(type)) {
+    // ... and every response item a bare line with no time of its own: it counts at the last time the file named
     payload = line;
     type = "response_item";
+    iso ??= f.last_seen;
   }
   if (type === "session_meta" && payload) return onMeta(f, payload);
   if (payload === undefined) return;
@@ -184,7 +192,15 @@ export function codexWants(
     case "event_msg":
       return head.payload === "token_count";
     case null:
-      return true; // a head that says nothing: parse it (older layouts)
+      return true;
+    // rollouts before the envelope: bare response items
+    // a head that says nothing: parse it (older layouts)
+    case "message":
+      return head.role === null || head.role === "user";
+    case "function_call":
+    case "custom_tool_call":
+    case "local_shell_call":
+      return true;
     default:
       return false;
   }
@@ -230,7 +246,17 @@ const HEAD_LIMIT = 200;
 const TYPE_KEY = ascii('"type":"');
 const PAYLOAD_TYPE = ascii(',"payload":{"type":"');
 const ROLE_KEY = ascii('"role":"');
-const KEPT_TYPES = ["session_meta", "turn_context", "response_item", "event_msg"].map((t) => ascii(`${t}"`));
+/** The record types {@link codexWants} may keep (the last four: bare response items of the oldest rollouts). */
+const KEPT_TYPES = [
+  "session_meta",
+  "turn_context",
+  "response_item",
+  "event_msg",
+  "message",
+  "function_call",
+  "custom_tool_call",
+  "local_shell_call",
+].map((t) => ascii(`${t}"`));
 const [, , RESPONSE_ITEM, EVENT_MSG] = KEPT_TYPES;
 const TOKEN_COUNT = ascii('token_count"');
 const MESSAGE = ascii('message"');
@@ -356,8 +382,14 @@ export function classifyCodexLine(raw: string): TranscriptLine | null {
   const line = parseObject(raw);
   if (line === undefined) return null;
   const ts = isoOf(line.timestamp);
-  const payload = obj(line, "payload");
-  if (line.type === "response_item" && payload) {
+  // a response item in its envelope, or a bare one (rollouts before the envelope)
+  const payload = line.type === "response_item"
+    ? obj(line, "payload")
+    : line.payload === undefined && typeof line.type === "string" &&
+        (BARE_ITEMS.has(line.type) || line.type.endsWith("_call_output"))
+    ? line
+    : undefined;
+  if (payload) {
     const id = str(payload, "id");
     if (payload.type === "message") {
       const text = messageText(payload);

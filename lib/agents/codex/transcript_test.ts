@@ -118,6 +118,7 @@ Deno.test("a rollout line skipped on its bytes is one its head would skip, on ev
     const text = Deno.readTextFileSync(fixture(`codex/rollouts/${name.name}`));
     for (const line of text.split("\n")) if (line !== "") lines.push(encoder.encode(line));
   }
+  for (const line of BARE_ROLLOUT.split("\n")) if (line !== "") lines.push(encoder.encode(line));
   let skipped = 0;
   for (const bytes of lines) {
     if (!codexSkipsOnBytes(bytes, 0, bytes.length)) continue;
@@ -207,4 +208,44 @@ Deno.test("search sees a Codex prompt, the injected context and a tool's output 
   assert.ok(lines.some((l) => l.kind === "injected" && l.text.startsWith("<environment_context>")));
   assert.ok(lines.some((l) => l.kind === "tool" && l.text.includes("Chunk ID")));
   assert.ok(lines.some((l) => l.kind === "assistant" && l.text === "Mock reply #6 to: hello from tmux"));
+});
+
+/** A rollout as Codex wrote them before the `{timestamp, type, payload}` envelope: a bare meta line, bare items. */
+const BARE_ROLLOUT = [
+  '{"id":"0d6e3c1a-1111-4222-8333-944455556666","timestamp":"2025-04-20T10:00:00.000Z","instructions":null}',
+  '{"record_type":"state"}',
+  '{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\\n  <cwd>/srv/legacy-app</cwd>\\n</environment_context>"}]}',
+  '{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the old bug"}]}',
+  '{"type":"reasoning","id":"rs_1","summary":[]}',
+  '{"type":"function_call","name":"shell","arguments":"{\\"command\\":[\\"cat\\",\\"/srv/legacy-app/main.py\\"]}","call_id":"call_1"}',
+  '{"type":"function_call_output","call_id":"call_1","output":"{\\"output\\":\\"print(1)\\"}"}',
+  '{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}',
+  '{"record_type":"state"}',
+].join("\n") + "\n";
+
+Deno.test("a rollout from before the envelope (bare meta and items) is read: its turn, its day, its tool's folder", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "asm-codex-bare-" });
+  try {
+    const path = join(dir, "rollout-2025-04-20T10-00-00-0d6e3c1a-1111-4222-8333-944455556666.jsonl");
+    await Deno.writeTextFile(path, BARE_ROLLOUT);
+    const facts = await codexFacts(path);
+    assert.equal(facts.session_id, "0d6e3c1a-1111-4222-8333-944455556666");
+    assert.equal(facts.turns, 1, "the typed prompt, not the injected context");
+    assert.equal(facts.first_message, "fix the old bug");
+    assert.deepEqual(facts.days, { "2025-04-20": 1 });
+    assert.equal(facts.started_at, "2025-04-20T10:00:00.000Z");
+    assert.ok(
+      Object.keys(facts.folders).some((f) => f.startsWith("/srv/legacy-app")),
+      JSON.stringify(facts.folders),
+    );
+    assert.equal(facts.bad_lines, 0);
+    // search sees the same lines for what they are
+    const kinds = BARE_ROLLOUT.trim().split("\n").map((l) => classifyCodexLine(l)?.kind);
+    assert.deepEqual(
+      kinds,
+      ["meta", "meta", "injected", "prompt", "meta", "tool", "tool", "assistant"].concat(["meta"]),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
