@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
-import { faultyIo, fixture, type ImportWorld, importWorld } from "./testing.ts";
+import { claudePromptLine, faultyIo, fixture, type ImportWorld, importWorld } from "./testing.ts";
 
 const GOOD = "f6afb6dd-6b5f-416a-88b0-7b51fe180966";
 const BAD = "bbbbbbbb-0000-4000-8000-00000000000b";
@@ -27,16 +27,7 @@ function badRow(w: ImportWorld) {
 
 /** A typed prompt line as Claude writes it. */
 function prompt(text: string, ts = "2026-11-29T10:00:00.000Z"): string {
-  return JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    type: "user",
-    message: { role: "user", content: text },
-    promptSource: "typed",
-    timestamp: ts,
-    cwd: "/tmp/x",
-    sessionId: BAD,
-  });
+  return claudePromptLine({ sessionId: BAD, text, ts, cwd: "/tmp/x" });
 }
 
 Deno.test("a transcript whose last line was cut short imports its complete lines and costs one log line", async () => {

@@ -1,20 +1,12 @@
 import assert from "node:assert/strict";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
-import { importWorld } from "./testing.ts";
+import { claudePromptLine, importWorld } from "./testing.ts";
 
 const SID = "dddddddd-0000-4000-8000-00000000000d";
 const REL = `.claude/projects/-p/${SID}.jsonl`;
 
 function prompt(text: string): string {
-  return JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    type: "user",
-    message: { role: "user", content: text },
-    promptSource: "typed",
-    timestamp: "2026-11-29T10:00:00.000Z",
-    sessionId: SID,
-  }) + "\n";
+  return claudePromptLine({ sessionId: SID, text, ts: "2026-11-29T10:00:00.000Z" }) + "\n";
 }
 
 Deno.test("a file rewritten in place and grown is read whole, not on from its old offset", async () => {

@@ -3,21 +3,13 @@ import { join } from "node:path";
 import { asmIdOf, isLedgerOpen, Ledger, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
 import { ImportRunner } from "./runner.ts";
-import { fixture, importWorld } from "./testing.ts";
+import { claudePromptLine, fixture, importWorld } from "./testing.ts";
 
 const SID = "f6afb6dd-6b5f-416a-88b0-7b51fe180966";
 const REL = `.claude/projects/-tmp-cc-proj-5/${SID}.jsonl`;
 
 function prompt(text: string): string {
-  return JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    type: "user",
-    message: { role: "user", content: text },
-    promptSource: "typed",
-    timestamp: "2026-11-29T23:00:00.000Z",
-    sessionId: SID,
-  }) + "\n";
+  return claudePromptLine({ sessionId: SID, text, ts: "2026-11-29T23:00:00.000Z" }) + "\n";
 }
 
 Deno.test("the refresh re-derives a transcript that grew, whether or not its session is live, and only then", async () => {

@@ -100,6 +100,20 @@ export function ledgerDigest(ledger: Ledger): string {
   return hash.digest("hex");
 }
 
+/** A prompt the person typed, as a Claude transcript line (no newline); `cwd` only when given. */
+export function claudePromptLine(o: { sessionId: string; text: string; ts: string; cwd?: string }): string {
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    type: "user",
+    message: { role: "user", content: o.text },
+    promptSource: "typed",
+    timestamp: o.ts,
+    ...(o.cwd === undefined ? {} : { cwd: o.cwd }),
+    sessionId: o.sessionId,
+  });
+}
+
 /** Session ids of the shared fixtures, as {@link placeFixtures} lays them out. */
 export const CLAUDE_PLAIN = "11111111-2222-4333-8444-555555555555";
 export const CLAUDE_AGENT_PARENT = "357e623d-2687-473b-b7a1-aaf113475103";
