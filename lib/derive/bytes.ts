@@ -35,6 +35,17 @@ export function bytesAt(buf: Uint8Array, at: number, end: number, pattern: Uint8
   return true;
 }
 
+/** True when one of `patterns` lies at `at` (see {@link bytesAt}). */
+export function anyBytesAt(
+  buf: Uint8Array,
+  at: number,
+  end: number,
+  patterns: readonly Uint8Array[],
+): boolean {
+  for (const pattern of patterns) if (bytesAt(buf, at, end, pattern)) return true;
+  return false;
+}
+
 /** A JSON object, or undefined for anything else (not JSON, an array, a number...). Never throws. */
 export function parseObject(text: string): Record<string, unknown> | undefined {
   let value: unknown;

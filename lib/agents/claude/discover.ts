@@ -6,6 +6,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { homeDir, relativeTo } from "../../config/paths.ts";
+import { dirEntries } from "../dir_entries.ts";
 import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
 
 /** `$HOME/.claude`. */
@@ -62,14 +63,7 @@ export function claudeShape(path: string, root: string): Shape | null {
 export function discoverClaude(env: Env, io: TranscriptIo, problem: ProblemSink): TranscriptFile[] {
   const root = claudeProjectsDir(env);
   const out: TranscriptFile[] = [];
-  const entries = (path: string) => {
-    try {
-      return io.readDir(path);
-    } catch (err) {
-      problem(path, err instanceof Error ? err.message : String(err));
-      return [];
-    }
-  };
+  const entries = (path: string) => dirEntries(io, path, problem);
   for (const slug of entries(root)) {
     if (!slug.isDirectory) continue;
     const slugDir = join(root, slug.name);

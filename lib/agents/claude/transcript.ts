@@ -20,6 +20,7 @@
 import { basename, join } from "node:path";
 import {
   absolutePaths,
+  anyBytesAt,
   ascii,
   bytesAt,
   headOf,
@@ -253,9 +254,7 @@ export function claudeSkipsOnBytes(buf: Uint8Array, start: number, end: number):
   if (bytesAt(buf, start, end, TYPE_FIRST)) {
     const at = start + TYPE_FIRST.length;
     // a message record written type-first is not metadata: leave it to the head
-    for (const kind of MESSAGE_TYPES_BYTES) if (bytesAt(buf, at, end, kind)) return false;
-    for (const type of META_WANTED_BYTES) if (bytesAt(buf, at, end, type)) return false;
-    return true;
+    return !anyBytesAt(buf, at, end, MESSAGE_TYPES_BYTES) && !anyBytesAt(buf, at, end, META_WANTED_BYTES);
   }
   if (!bytesAt(buf, start, end, PARENT_KEY)) return false;
   let at = start + PARENT_KEY.length;

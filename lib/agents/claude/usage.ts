@@ -7,6 +7,7 @@
  * @module
  */
 import { join } from "node:path";
+import { isRecord } from "../../derive/bytes.ts";
 import { homeDir } from "../../config/paths.ts";
 import type { Env } from "../protocol.ts";
 import {
@@ -53,10 +54,6 @@ const READING_KEYS = [
   "extra_usage",
   "limits",
 ];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Every window of an answer: each `{utilization, resets_at}` key (5-hour, weekly, per model, and keys not known

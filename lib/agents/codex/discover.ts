@@ -6,6 +6,7 @@
  */
 import { basename, join, relative } from "node:path";
 import { relativeTo } from "../../config/paths.ts";
+import { dirEntries } from "../dir_entries.ts";
 import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
 import { codexHome } from "./home.ts";
 
@@ -40,14 +41,7 @@ export function discoverCodex(env: Env, io: TranscriptIo, problem: ProblemSink):
   const root = codexHome(env);
   const out: TranscriptFile[] = [];
   const walk = (dir: string, depth: number) => {
-    let entries;
-    try {
-      entries = io.readDir(dir);
-    } catch (err) {
-      problem(dir, err instanceof Error ? err.message : String(err));
-      return;
-    }
-    for (const e of entries) {
+    for (const e of dirEntries(io, dir, problem)) {
       const path = `${dir}/${e.name}`;
       if (e.isFile && e.name.endsWith(".jsonl")) {
         const file = fileAt(io, root, path, e.name);

@@ -6,6 +6,7 @@
  * @module
  */
 import { join } from "node:path";
+import { isRecord } from "../../derive/bytes.ts";
 import type { Env } from "../protocol.ts";
 import { codexHome } from "./home.ts";
 import {
@@ -24,10 +25,6 @@ const DAY_FOLDERS = 7;
 const ROLLOUTS = 5;
 /** The end of a rollout read for its last `token_count`. */
 const TAIL_BYTES = 256 * 1024;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The windows of a `rate_limits` object; empty when it holds none. */
 export function windowsOfRateLimits(rateLimits: unknown): RawWindow[] {

@@ -18,6 +18,7 @@
  */
 import {
   absolutePaths,
+  anyBytesAt,
   ascii,
   bytesAt,
   headOf,
@@ -131,8 +132,10 @@ function onToolCall(f: SessionFacts, p: Record<string, unknown>): void {
   }
 }
 
+/** The response items that are tool calls (the folders they name are read). */
+const TOOL_CALLS = new Set(["function_call", "custom_tool_call", "local_shell_call"]);
 /** The response item types a rollout written before the `{type, payload}` envelope kept as bare lines. */
-const BARE_ITEMS = new Set(["message", "function_call", "custom_tool_call", "local_shell_call"]);
+const BARE_ITEMS = new Set(["message", ...TOOL_CALLS]);
 
 function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
   let type = line.type;
@@ -161,9 +164,7 @@ function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
     case "response_item": {
       const kind = payload.type;
       if (kind === "message" && isTypedCodexMessage(payload)) addTurn(f, iso, messageText(payload));
-      else if (kind === "function_call" || kind === "custom_tool_call" || kind === "local_shell_call") {
-        onToolCall(f, payload);
-      }
+      else if (typeof kind === "string" && TOOL_CALLS.has(kind)) onToolCall(f, payload);
       return;
     }
     case "event_msg": {
@@ -176,6 +177,11 @@ function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
   }
 }
 
+/** A response item the fold reads: a user's message (or one whose role is past the head), or a tool call. */
+function wantedItem(kind: string | null, role: string | null): boolean {
+  return kind === "message" ? role === null || role === "user" : kind !== null && TOOL_CALLS.has(kind);
+}
+
 /** The record / payload types the byte pass parses; every other line is skipped on its head. */
 export function codexWants(
   head: { type: string | null; payload: string | null; role: string | null },
@@ -185,24 +191,14 @@ export function codexWants(
     case "turn_context":
       return true;
     case "response_item":
-      // a role beyond the head (a long message id) is parsed rather than missed
-      if (head.payload === "message") return head.role === null || head.role === "user";
-      return head.payload === "function_call" || head.payload === "custom_tool_call" ||
-        head.payload === "local_shell_call";
+      return wantedItem(head.payload, head.role);
     case "event_msg":
       return head.payload === "token_count";
     case null:
-      return true;
-    // rollouts before the envelope: bare response items
-    // a head that says nothing: parse it (older layouts)
-    case "message":
-      return head.role === null || head.role === "user";
-    case "function_call":
-    case "custom_tool_call":
-    case "local_shell_call":
-      return true;
+      return true; // a head that says nothing: parse it (older layouts)
     default:
-      return false;
+      // rollouts before the envelope: bare response items
+      return BARE_ITEMS.has(head.type) && wantedItem(head.type, head.role);
   }
 }
 
@@ -246,22 +242,16 @@ const HEAD_LIMIT = 200;
 const TYPE_KEY = ascii('"type":"');
 const PAYLOAD_TYPE = ascii(',"payload":{"type":"');
 const ROLE_KEY = ascii('"role":"');
-/** The record types {@link codexWants} may keep (the last four: bare response items of the oldest rollouts). */
-const KEPT_TYPES = [
-  "session_meta",
-  "turn_context",
-  "response_item",
-  "event_msg",
-  "message",
-  "function_call",
-  "custom_tool_call",
-  "local_shell_call",
-].map((t) => ascii(`${t}"`));
-const [, , RESPONSE_ITEM, EVENT_MSG] = KEPT_TYPES;
-const TOKEN_COUNT = ascii('token_count"');
-const MESSAGE = ascii('message"');
-const USER = ascii('user"');
-const TOOL_CALLS = ["function_call", "custom_tool_call", "local_shell_call"].map((t) => ascii(`${t}"`));
+/** A name as it stands in a line, with its closing quote. */
+const quoted = (name: string) => ascii(`${name}"`);
+const RESPONSE_ITEM = quoted("response_item");
+const EVENT_MSG = quoted("event_msg");
+/** The record types {@link codexWants} may keep (bare response items included: the oldest rollouts). */
+const KEPT_TYPES = ["session_meta", "turn_context", "response_item", "event_msg", ...BARE_ITEMS].map(quoted);
+const TOKEN_COUNT = quoted("token_count");
+const MESSAGE = quoted("message");
+const USER = quoted("user");
+const TOOL_CALL_NAMES = [...TOOL_CALLS].map(quoted);
 
 /** Where `pattern` first lies wholly inside `[from, limit)`, or -1. */
 function findBytes(buf: Uint8Array, from: number, limit: number, pattern: Uint8Array): number {
@@ -296,13 +286,13 @@ export function codexSkipsOnBytes(buf: Uint8Array, start: number, end: number): 
   const value = typeAt + TYPE_KEY.length;
   const close = nameEnd(buf, value, limit);
   if (close < 0) return false;
-  if (!KEPT_TYPES.some((t) => bytesAt(buf, value, limit, t))) return true;
+  if (!anyBytesAt(buf, value, limit, KEPT_TYPES)) return true;
   const isEvent = bytesAt(buf, value, limit, EVENT_MSG);
   if (!isEvent && !bytesAt(buf, value, limit, RESPONSE_ITEM)) return false;
   const payload = close + 1 + PAYLOAD_TYPE.length;
   if (!bytesAt(buf, close + 1, limit, PAYLOAD_TYPE) || nameEnd(buf, payload, limit) < 0) return false;
   if (isEvent) return !bytesAt(buf, payload, limit, TOKEN_COUNT);
-  if (TOOL_CALLS.some((t) => bytesAt(buf, payload, limit, t))) return false;
+  if (anyBytesAt(buf, payload, limit, TOOL_CALL_NAMES)) return false;
   if (!bytesAt(buf, payload, limit, MESSAGE)) return true;
   // a message: only a user's is read (a role beyond the first 200 bytes is parsed rather than missed)
   const roleAt = findBytes(buf, start, limit, ROLE_KEY);

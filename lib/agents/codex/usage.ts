@@ -7,6 +7,7 @@
  * @module
  */
 import { join } from "node:path";
+import { isRecord } from "../../derive/bytes.ts";
 import type { Env } from "../protocol.ts";
 import { codexHome } from "./home.ts";
 import { codexLastTurn } from "./last_turn.ts";
@@ -31,10 +32,6 @@ export const CODEX_USAGE_BASE = "https://chatgpt.com/backend-api";
 /** `$CODEX_HOME/auth.json`. */
 export function codexAuthPath(env: Env): string {
   return join(codexHome(env), "auth.json");
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The windows of one `{primary_window, secondary_window}` block, named by their length, with a prefix. */

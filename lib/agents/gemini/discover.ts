@@ -9,6 +9,7 @@
 import { basename, dirname, join, relative } from "node:path";
 import { homeDir, relativeTo } from "../../config/paths.ts";
 import { isRecord, parseObject } from "../../derive/bytes.ts";
+import { dirEntries } from "../dir_entries.ts";
 import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
 
 /** `$GEMINI_CLI_HOME/.gemini` (GEMINI_CLI_HOME defaulting to HOME). */
@@ -62,14 +63,7 @@ export function discoverGemini(env: Env, io: TranscriptIo, problem: ProblemSink)
   const tmp = join(root, "tmp");
   const folderOf = slugFolders(env, io);
   const out: TranscriptFile[] = [];
-  const entries = (path: string) => {
-    try {
-      return io.readDir(path);
-    } catch (err) {
-      problem(path, err instanceof Error ? err.message : String(err));
-      return [];
-    }
-  };
+  const entries = (path: string) => dirEntries(io, path, problem);
   for (const slug of entries(tmp)) {
     if (!slug.isDirectory) continue;
     const chats = join(tmp, slug.name, "chats");

@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { isRecord } from "../../derive/bytes.ts";
 import { homeDir } from "../../config/paths.ts";
 import type { Env } from "../protocol.ts";
 import {
@@ -35,10 +36,6 @@ export const API_KEY_SIGN_IN = "not available with API-key sign-in";
 /** `$GEMINI_CLI_HOME/.gemini/oauth_creds.json`, GEMINI_CLI_HOME defaulting to HOME. */
 export function geminiOauthPath(env: Env): string {
   return join(env.GEMINI_CLI_HOME || homeDir(env), ".gemini", "oauth_creds.json");
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
