@@ -19,7 +19,8 @@ import {
 const HELP = `asm: the AI Session Manager
 
   ./asm serve [--port 7777] [--testing]   run the server on 127.0.0.1
-  ./asm test                               install what is missing, run every test, print "N passed, N failed"
+  ./asm test [path...]                     install what is missing, run every test (or those paths), print
+                                           "N passed, N failed"; deno test flags as --flag=value
   ./asm verify gate0|gate1-hook|gate1-live|gate2   run one gate and print each check
   ./asm install [--agent NAME]... [--no-canary]   add asm's hook to the agents' own hook configs
   ./asm uninstall [--agent NAME]...        restore the agents' hook configs

@@ -49,8 +49,12 @@ export async function runAllTests(options: { extraArgs?: string[] } = {}): Promi
   const problems = await ensurePrerequisites();
   for (const p of problems) console.log(`asm test: ${p}`);
   const root = Deno.makeTempDirSync({ prefix: "asm-test-" });
+  // arguments that are not flags name what to run instead of every test folder (a file or a folder)
+  const extra = options.extraArgs ?? [];
+  const paths = extra.filter((a) => !a.startsWith("-"));
+  const flags = extra.filter((a) => a.startsWith("-"));
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", "--frozen", ...(options.extraArgs ?? []), ...TEST_ROOTS],
+    args: ["test", "-A", "--frozen", ...flags, ...(paths.length ? paths : TEST_ROOTS)],
     cwd: repoRoot(),
     env: sandboxEnv(root),
     stdin: "null",
