@@ -69,7 +69,9 @@ export function parseSettings(text: string): { settings: Settings; problems: str
     else if (Array.isArray(env) && env.every((n) => typeof n === "string" && ENV_PATTERN.test(n))) {
       settings.launchEnv = env as string[];
     } else {
-      problems.push('launch.env must be a list of environment variable names (a trailing "*" matches a prefix)');
+      problems.push(
+        'launch.env must be a list of environment variable names (a trailing "*" matches a prefix)',
+      );
     }
   }
   return { settings, problems };
@@ -83,7 +85,10 @@ export function loadSettings(asmHome: string): { settings: Settings; problem: st
     text = Deno.readTextFileSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return { settings: { ...DEFAULT_SETTINGS }, problem: null };
-    return { settings: { ...DEFAULT_SETTINGS }, problem: `${path} could not be read: ${(err as Error).message}` };
+    return {
+      settings: { ...DEFAULT_SETTINGS },
+      problem: `${path} could not be read: ${(err as Error).message}`,
+    };
   }
   const { settings, problems } = parseSettings(text);
   return { settings, problem: problems.length ? `${path}: ${problems.join("; ")}` : null };

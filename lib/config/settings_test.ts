@@ -8,7 +8,11 @@ Deno.test("settings read from config.toml's top keys and its [launch] table", ()
       `[projects]\nexcluded_skills = ["x"]\n`,
   );
   assert.deepEqual(problems, []);
-  assert.deepEqual(settings, { allowedUids: [1001, 65534], processedDays: 7, launchEnv: ["HTTPS_PROXY", "AWS_*"] });
+  assert.deepEqual(settings, {
+    allowedUids: [1001, 65534],
+    processedDays: 7,
+    launchEnv: ["HTTPS_PROXY", "AWS_*"],
+  });
 });
 
 Deno.test("a wrong key keeps its default and says why; the others still apply", () => {

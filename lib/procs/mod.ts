@@ -1,5 +1,5 @@
 /**
- * The process table from /proc: read-only, one pass per poll.
+ * The process table and the socket table from /proc: read-only, one pass per poll (sockets: per request).
  * @module
  */
 export {
@@ -15,3 +15,14 @@ export {
   readProc,
   snapshot,
 } from "./proc_table.ts";
+export {
+  type Endpoint,
+  listenerOn,
+  parseSocketTable,
+  type PeerOwner,
+  peerOwner,
+  pidsHolding,
+  type SocketRow,
+  socketTable,
+  TCP_LISTEN,
+} from "./sockets.ts";

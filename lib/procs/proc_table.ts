@@ -9,6 +9,8 @@ export interface ProcSource {
   readText(path: string): string | null;
   readLink(path: string): string | null;
   listPids(): number[];
+  /** The names in a folder of /proc (e.g. `/proc/<pid>/fd`); empty when it cannot be read. */
+  listDir?(path: string): string[];
 }
 
 /** One process. `startTicks` is clock ticks since boot: with the boot id, it tells a recycled pid apart. */
@@ -49,6 +51,7 @@ export const LINUX_PROC: ProcSource = {
     }
     return pids;
   },
+  listDir: (path) => readOrNull(() => Array.from(Deno.readDirSync(path), (e) => e.name)) ?? [],
 };
 
 /** Parses /proc/<pid>/stat. The command name may hold spaces and parentheses, so split after the LAST ")". */

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  type FileReader,
+  NODE_FILES,
+  NotRegularFile,
+  openRegularSync,
+  readTail,
+  readTailSync,
+  tailOf,
+} from "./mod.ts";
+import { closeSync } from "node:fs";
+
+function scratch(): { dir: string; done(): void } {
+  const dir = Deno.makeTempDirSync({ prefix: "asm-files-" });
+  return { dir, done: () => Deno.removeSync(dir, { recursive: true }) };
+}
+
+Deno.test("links, FIFOs, devices and folders are refused with what they are; nothing blocks", async () => {
+  const { dir, done } = scratch();
+  try {
+    const secret = join(dir, "secret");
+    Deno.writeTextFileSync(secret, "s3cret\n");
+    Deno.symlinkSync(secret, join(dir, "link"));
+    const fifo = join(dir, "fifo");
+    const made = new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
+    assert.ok(made.success, "mkfifo made the FIFO");
+    const cases: [string, RegExp][] = [
+      [join(dir, "link"), /is a link/],
+      [fifo, /is a FIFO/],
+      ["/dev/zero", /is a character device/],
+      [dir, /is a folder/],
+    ];
+    for (const [path, why] of cases) {
+      await assert.rejects(
+        NODE_FILES.open(path),
+        (err: Error) => err instanceof NotRegularFile && why.test(err.message),
+      );
+      assert.throws(
+        () => openRegularSync(path),
+        (err: Error) => err instanceof NotRegularFile && why.test(err.message),
+      );
+      await assert.rejects(readTail(path, 100), NotRegularFile);
+      assert.throws(() => readTailSync(path, 100), NotRegularFile);
+    }
+    await assert.rejects(readTail(join(dir, "none"), 10), Deno.errors.NotFound);
+    assert.throws(() => readTailSync(join(dir, "none"), 10), Deno.errors.NotFound);
+    const file = openRegularSync(secret);
+    assert.equal(file.size, 7);
+    assert.equal(file.uid, Deno.uid());
+    closeSync(file.fd);
+  } finally {
+    done();
+  }
+});
+
+Deno.test("a tail keeps whole lines: a line starting exactly at the bound is kept, a cut one dropped", async () => {
+  const { dir, done } = scratch();
+  try {
+    const path = join(dir, "t.jsonl");
+    Deno.writeTextFileSync(path, "aaaa\nbbbb\ncccc\n");
+    const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+    for (
+      const read of [(m: number) => readTail(path, m), (m: number) => Promise.resolve(readTailSync(path, m))]
+    ) {
+      assert.deepEqual(dec((await read(100)).bytes), "aaaa\nbbbb\ncccc\n");
+      const exact = await read(10);
+      assert.equal(dec(exact.bytes), "bbbb\ncccc\n");
+      assert.equal(exact.truncated, true);
+      assert.equal(exact.size, 15);
+      assert.equal(dec((await read(8)).bytes), "cccc\n");
+      assert.equal(dec((await read(3)).bytes), "");
+    }
+    assert.equal(new TextDecoder().decode(tailOf(new TextEncoder().encode("ab\ncd\n"), 3).bytes), "cd\n");
+  } finally {
+    done();
+  }
+});
+
+Deno.test("a tail of a large file reads at most the bound (plus one byte), counted at the seam", async () => {
+  const { dir, done } = scratch();
+  try {
+    const path = join(dir, "big.jsonl");
+    const line = "x".repeat(1023) + "\n";
+    Deno.writeTextFileSync(path, line.repeat(20 * 1024)); // 20 MiB
+    let read = 0;
+    const counting: FileReader = {
+      async open(p) {
+        const h = await NODE_FILES.open(p);
+        return {
+          size: h.size,
+          read: async (into, position) => {
+            const n = await h.read(into, position);
+            read += n;
+            return n;
+          },
+          close: h.close,
+        };
+      },
+    };
+    const tail = await readTail(path, 4 << 20, counting);
+    assert.equal(read, (4 << 20) + 1);
+    assert.equal(tail.bytes.length, 4 << 20);
+  } finally {
+    done();
+  }
+});

@@ -1,0 +1,17 @@
+/**
+ * Files whose paths came from outside, opened without trusting them: regular files only, never through a link,
+ * never blocking, and read in bounded amounts.
+ * @module
+ */
+export {
+  closeSync,
+  type FileReader,
+  NODE_FILES,
+  NotRegularFile,
+  openRegularSync,
+  pathExists,
+  readFullySync,
+  type ReadHandle,
+  type RegularFile,
+} from "./regular.ts";
+export { readTail, readTailSync, type Tail, tailOf } from "./tail.ts";

@@ -1,0 +1,132 @@
+/**
+ * Opening a file whose path came from outside (a hook event's `transcript_path`, a cwd, a request) without
+ * trusting it: `O_NOFOLLOW` refuses a link as the last component (a `transcript_path` linked to a secret),
+ * `O_NONBLOCK` keeps a FIFO from blocking the open forever, and `fstat` on the opened descriptor (not a stat of
+ * the path before it, which a swap could outrun) says whether it is a regular file. A FIFO, a device
+ * (`/dev/zero`), a socket or a folder is refused with a sentence; nothing is read from it.
+ *
+ * Both shapes are here: the async one for the server's request paths (each read runs off the event loop) behind
+ * the {@link FileReader} seam, so a test can count or hold every read; the sync one for code that already runs
+ * off the event loop (read workers, the search Worker) or reads small files.
+ * @module
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { open } from "node:fs/promises";
+
+const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** A path that is not a regular file (or is a link); the message says what it is instead. */
+export class NotRegularFile extends Error {
+  override name = "NotRegularFile";
+}
+
+/** An open regular file. */
+export interface ReadHandle {
+  /** Its size when it was opened. */
+  size: number;
+  /** Reads into `into` from `position`; the bytes read (0 at the end). */
+  read(into: Uint8Array, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The seam every request-triggered file read goes through. */
+export interface FileReader {
+  /**
+   * Opens a regular file. Throws `Deno.errors.NotFound` when there is none, {@link NotRegularFile} for anything
+   * else at that path, and the system's error otherwise.
+   */
+  open(path: string): Promise<ReadHandle>;
+}
+
+/** What a stat says the thing is, in a word a person reads. */
+function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isDirectory()) return "a folder";
+  return "not a regular file";
+}
+
+/** Node's errors carry a code; the ones that mean "nothing usable there" become typed answers. */
+function translate(err: unknown, path: string): unknown {
+  const code = (err as { code?: string }).code;
+  if (code === "ENOENT" || code === "ENOTDIR") return new Deno.errors.NotFound(`${path} does not exist`);
+  if (code === "ELOOP") return new NotRegularFile(`${path} is a link, and asm does not follow links there`);
+  return err;
+}
+
+/** The real file system, through node:fs (Deno's own open has no O_NOFOLLOW). */
+export const NODE_FILES: FileReader = {
+  async open(path: string): Promise<ReadHandle> {
+    let handle;
+    try {
+      handle = await open(path, FLAGS);
+    } catch (err) {
+      throw translate(err, path);
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new NotRegularFile(`${path} is ${kindOf(stat)}, not a regular file`);
+      return {
+        size: stat.size,
+        read: async (into, position) => (await handle.read(into, 0, into.length, position)).bytesRead,
+        close: () => handle.close(),
+      };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+  },
+};
+
+/** An open regular file, synchronously: its descriptor and what fstat said. Close it with `closeSync(fd)`. */
+export interface RegularFile {
+  fd: number;
+  size: number;
+  uid: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** {@link FileReader.open}, synchronously. */
+export function openRegularSync(path: string): RegularFile {
+  let fd: number;
+  try {
+    fd = openSync(path, FLAGS);
+  } catch (err) {
+    throw translate(err, path);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new NotRegularFile(`${path} is ${kindOf(stat)}, not a regular file`);
+    return { fd, size: stat.size, uid: stat.uid, mtimeMs: stat.mtimeMs, ino: stat.ino };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** Reads from an open descriptor at `position` until `into` is full or the file ends; the bytes read. */
+export function readFullySync(fd: number, into: Uint8Array, position: number): number {
+  let got = 0;
+  while (got < into.length) {
+    const n = readSync(fd, into, got, into.length - got, position + got);
+    if (n === 0) break; // the file ended (or shrank while we read): keep what we have
+    got += n;
+  }
+  return got;
+}
+
+export { closeSync };
+
+/** True when something (a file, a folder, a link, even a dangling one) is at `path`. */
+export function pathExists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}

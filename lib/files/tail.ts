@@ -1,0 +1,73 @@
+/**
+ * The bounded tail read: the last `maxBytes` of a file that an agent keeps appending to (a transcript, a
+ * rollout). Its newest records are at the end, and a file of any size (500 MB, or one that never ends) costs at
+ * most `maxBytes` of reading and memory. When the bound cuts the file, the window starts after its first newline:
+ * a cut line is not a line. One more byte than the bound is read, so a window that starts exactly on a line keeps
+ * that line.
+ * @module
+ */
+import { closeSync, type FileReader, NODE_FILES, openRegularSync, readFullySync } from "./regular.ts";
+
+/** The tail of one file. */
+export interface Tail {
+  bytes: Uint8Array;
+  /** True when the bound cut the file's start off. */
+  truncated: boolean;
+  /** The file's size when it was read. */
+  size: number;
+}
+
+/** Reads of at most this many bytes each: the event loop runs between them. */
+const STEP = 1 << 20;
+
+/** The last `maxBytes` of `bytes`, whole lines only, and whether anything was cut. */
+export function tailOf(bytes: Uint8Array, maxBytes: number): { bytes: Uint8Array; truncated: boolean } {
+  if (bytes.length <= maxBytes) return { bytes, truncated: false };
+  return { bytes: afterFirstNewline(bytes.subarray(bytes.length - maxBytes - 1)), truncated: true };
+}
+
+function afterFirstNewline(window: Uint8Array): Uint8Array {
+  const nl = window.indexOf(0x0a);
+  return nl === -1 ? window.subarray(window.length) : window.subarray(nl + 1);
+}
+
+/**
+ * The tail of a regular file, read asynchronously through `reader` (the seam tests count reads through).
+ * Throws like {@link FileReader.open}: NotFound, NotRegularFile.
+ */
+export async function readTail(
+  path: string,
+  maxBytes: number,
+  reader: FileReader = NODE_FILES,
+): Promise<Tail> {
+  const file = await reader.open(path);
+  try {
+    const cut = file.size > maxBytes;
+    const from = cut ? file.size - maxBytes - 1 : 0;
+    const buf = new Uint8Array(file.size - from);
+    let got = 0;
+    while (got < buf.length) {
+      const n = await file.read(buf.subarray(got, Math.min(buf.length, got + STEP)), from + got);
+      if (n === 0) break; // it shrank while we read: keep what we have
+      got += n;
+    }
+    const bytes = buf.subarray(0, got);
+    return { bytes: cut ? afterFirstNewline(bytes) : bytes, truncated: cut, size: file.size };
+  } finally {
+    await file.close();
+  }
+}
+
+/** {@link readTail}, synchronously (for code already off the event loop, or small files). */
+export function readTailSync(path: string, maxBytes: number): Tail {
+  const file = openRegularSync(path);
+  try {
+    const cut = file.size > maxBytes;
+    const from = cut ? file.size - maxBytes - 1 : 0;
+    const buf = new Uint8Array(file.size - from);
+    const bytes = buf.subarray(0, readFullySync(file.fd, buf, from));
+    return { bytes: cut ? afterFirstNewline(bytes) : bytes, truncated: cut, size: file.size };
+  } finally {
+    closeSync(file.fd);
+  }
+}
