@@ -19,6 +19,13 @@ const READ_TIMEOUT_MS = 3000;
 const WALK_DEPTH = 32;
 const RECORDED_ANCESTORS = 8;
 const TOKEN_PATTERN = /asmlt_[0-9a-z]+/;
+/** The largest standing-rules file injected; a larger one is skipped whole, never cut. */
+const MAX_RULES_BYTES = 64 * 1024;
+/**
+ * Kernel pseudo-files report themselves as small regular files owned by the user (`/proc/self/environ` holds the
+ * agent's API keys), so no rules file may live there, whatever folder the session claims to run in.
+ */
+const KERNEL_FOLDERS = ["/proc/", "/sys/", "/dev/"];
 
 interface AgentConfig {
   exe: RegExp[];
@@ -174,24 +181,35 @@ async function run(): Promise<void> {
     entrypoint: envOf(config?.entrypointEnv),
     pid_shared: agentPid !== null && config ? config.shared : null,
     pid_env_match: pidEnvValue === null ? null : agentPid !== null && String(agentPid) === pidEnvValue.trim(),
+    rules_skipped: null as string | null,
     hook_ms: 0,
     payload,
   };
+  // the rules are read before the event is written, so the event can say which of them were skipped
+  const rules = event === "SessionStart" && config?.inject === "hook-specific-output"
+    ? await readRules(cwd)
+    : null;
+  if (rules && rules.skipped.length > 0) {
+    failures.push(...rules.skipped);
+    record.rules_skipped = rules.skipped.join("; ");
+  }
   writeEvent(record, eventId);
 
-  if (event === "SessionStart" && config?.inject === "hook-specific-output") printRules(cwd);
+  if (rules) printRules(rules.text);
 }
 
 function appendLog(line: string): void {
   const path = `${asmHome}/hook.log`;
+  // 0600: the log names the user's folders and sessions; Deno also applies the mode to a log that already exists
+  const options = { append: true, create: true, mode: 0o600 };
   try {
-    Deno.writeTextFileSync(path, line, { append: true, create: true });
+    Deno.writeTextFileSync(path, line, options);
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) return; // nowhere left to report: stdout belongs to the agent
     // a failure before the inbox was made, on a fresh ASM_HOME: make the folder so the failure is still seen
     try {
-      Deno.mkdirSync(asmHome, { recursive: true });
-      Deno.writeTextFileSync(path, line, { append: true, create: true });
+      Deno.mkdirSync(asmHome, { recursive: true, mode: 0o700 });
+      Deno.writeTextFileSync(path, line, options);
     } catch {
       // as above
     }
@@ -451,9 +469,10 @@ function writeEvent(record: { hook_ms: number }, eventId: string): void {
   const inbox = `${asmHome}/inbox`;
   const tmp = `${inbox}/${eventId}.json.tmp`;
   try {
-    Deno.mkdirSync(inbox, { recursive: true });
+    // private: an event carries the user's prompts, folders and environment-derived ids
+    Deno.mkdirSync(inbox, { recursive: true, mode: 0o700 });
     record.hook_ms = elapsedMs();
-    Deno.writeTextFileSync(tmp, JSON.stringify(record) + "\n");
+    Deno.writeTextFileSync(tmp, JSON.stringify(record) + "\n", { mode: 0o600 });
     Deno.renameSync(tmp, `${inbox}/${eventId}.json`);
     log.event_id = eventId;
   } catch (err) {
@@ -466,31 +485,185 @@ function writeEvent(record: { hook_ms: number }, eventId: string): void {
   }
 }
 
-/** Standing rules: $ASM_HOME/rules/*.md by name, then <cwd>/.asm/rules.md; one JSON line, only when non-empty. */
-function printRules(cwd: string | null): void {
-  const parts: string[] = [];
+/** The standing rules' text, and one sentence per rules file that was refused. */
+interface StandingRules {
+  text: string;
+  skipped: string[];
+}
+
+type NodeFs = typeof import("node:fs");
+
+/** A rules file read: its text, or why it was skipped. */
+type RulesFile = { text: string } | { why: string };
+
+/**
+ * Standing rules: $ASM_HOME/rules/*.md by name, then <cwd>/.asm/rules.md. The cwd comes from the agent's payload
+ * and the project folder from whoever wrote the repository, so every file is opened without following a link,
+ * without blocking, and checked before a byte of it reaches the model (see readRulesFile). A refused file is
+ * skipped with its reason; the others still apply.
+ */
+async function readRules(cwd: string | null): Promise<StandingRules> {
   const dir = `${asmHome}/rules`;
+  let fs: NodeFs;
+  try {
+    // loaded here, not at the top: node:fs costs ~15 ms to load, and only SessionStart needs it
+    fs = await import("node:fs");
+  } catch (err) {
+    // no safe way to open them, so none is read; the event is still written
+    return { text: "", skipped: [`standing rules skipped: node:fs could not be loaded (${errorText(err)})`] };
+  }
+  const skipped: string[] = [];
+  const paths: string[] = [];
   try {
     const names = [...Deno.readDirSync(dir)]
-      .filter((e) => !e.isDirectory && e.name.endsWith(".md"))
+      .filter((e) => e.name.endsWith(".md"))
       .map((e) => e.name)
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const name of names) parts.push(Deno.readTextFileSync(`${dir}/${name}`));
+    for (const name of names) paths.push(`${dir}/${name}`);
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) {
-      failures.push(`cannot read the rules in ${dir}: ${errorText(err)}`);
+      skipped.push(`standing rules skipped: ${dir} cannot be listed (${errorText(err)})`);
     }
   }
-  if (cwd) {
+  if (cwd) paths.push(`${cwd}/.asm/rules.md`);
+  const roots: string[] = [];
+  for (const root of [dir, cwd]) {
+    const real = root === null ? null : realPathOrNull(root);
+    if (real !== null) roots.push(real);
+  }
+  const parts: string[] = [];
+  for (const path of paths) {
+    let file: RulesFile | null;
     try {
-      parts.push(Deno.readTextFileSync(`${cwd}/.asm/rules.md`));
+      file = readRulesFile(fs, path, roots, dir);
     } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound) && !(err instanceof Deno.errors.NotADirectory)) {
-        failures.push(`cannot read ${cwd}/.asm/rules.md: ${errorText(err)}`);
-      }
+      // an fstat or close that failed: this file is skipped, the event and the other rules still go ahead
+      file = { why: `cannot be read (${errorText(err)})` };
     }
+    if (file === null) continue;
+    if ("why" in file) skipped.push(`standing rules skipped: ${path} ${file.why}`);
+    else parts.push(file.text);
   }
   const text = parts.map((p) => p.trim()).filter((p) => p !== "").join("\n\n");
+  return { text, skipped };
+}
+
+/**
+ * One rules file's text, a reason to skip it, or null when it does not exist. Opened O_NOFOLLOW | O_NONBLOCK: a
+ * link is refused by the kernel (ELOOP) and a FIFO opens without waiting for a writer, so fstat can name it. A
+ * link is followed only when its real path lies in one of `roots` (the session's folder, the rules folder).
+ */
+function readRulesFile(
+  fs: NodeFs,
+  path: string,
+  roots: string[],
+  rulesDir: string,
+): RulesFile | null {
+  const flags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+  let fd: number;
+  try {
+    fd = fs.openSync(path, flags);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    // ENOTDIR: `.asm` is a file, so there is no rules.md under it
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (code !== "ELOOP") return { why: `cannot be opened (${errorText(err)})` };
+    let real: string;
+    try {
+      real = Deno.realPathSync(path);
+    } catch (linkErr) {
+      return { why: `is a link that leads nowhere (${errorText(linkErr)})` };
+    }
+    if (!insideAny(real, roots)) {
+      return { why: `is a link outside the session's folder and ${rulesDir} (to ${real})` };
+    }
+    try {
+      fd = fs.openSync(real, flags);
+    } catch (targetErr) {
+      return { why: `is a link to ${real}, which cannot be opened (${errorText(targetErr)})` };
+    }
+  }
+  try {
+    return checkRulesFile(fs, fd, path, roots, rulesDir);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The checks on an open rules file: what it is, where it really is, whose it is, how big, whether it is text. */
+function checkRulesFile(
+  fs: NodeFs,
+  fd: number,
+  path: string,
+  roots: string[],
+  rulesDir: string,
+): RulesFile {
+  const stat = fs.fstatSync(fd);
+  if (!stat.isFile()) return { why: `is ${fileKind(stat)}, not a regular file` };
+  // O_NOFOLLOW guards only the last component: `<cwd>/.asm` may itself be a link to /etc. The kernel's own name
+  // for the open file is where it really is, with no window for a link to be swapped after the check.
+  const real = openedPath(fd) ?? realPathOrNull(path);
+  if (real === null || !insideAny(real, roots)) {
+    return { why: `lies outside the session's folder and ${rulesDir} (it is ${real ?? "unknown"})` };
+  }
+  if (KERNEL_FOLDERS.some((folder) => real.startsWith(folder))) {
+    return { why: `is a kernel file (${real}), not a rules file` };
+  }
+  const uid = Deno.uid();
+  if (stat.uid !== uid) return { why: `is owned by uid ${stat.uid}, not by this user (uid ${uid})` };
+  if (stat.size > MAX_RULES_BYTES) {
+    return { why: `is too large: ${stat.size} bytes, over the ${MAX_RULES_BYTES}-byte limit` };
+  }
+  // one byte more than the limit: a file that grew since fstat is still caught, and is skipped, not cut
+  const buffer = new Uint8Array(MAX_RULES_BYTES + 1);
+  let size = 0;
+  try {
+    while (size < buffer.length) {
+      const n = fs.readSync(fd, buffer, size, buffer.length - size, null);
+      if (n === 0) break;
+      size += n;
+    }
+  } catch (err) {
+    return { why: `cannot be read (${errorText(err)})` };
+  }
+  if (size > MAX_RULES_BYTES) return { why: `is too large: over the ${MAX_RULES_BYTES}-byte limit` };
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, size)) };
+  } catch {
+    return { why: "is not UTF-8 text" };
+  }
+}
+
+function fileKind(stat: { isFIFO(): boolean; isDirectory(): boolean; isSocket(): boolean }): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isSocket()) return "a socket";
+  return "a device";
+}
+
+/** The path the kernel has for an open file descriptor, or null without /proc. */
+function openedPath(fd: number): string | null {
+  try {
+    return Deno.readLinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null; // the caller falls back to realpath
+  }
+}
+
+function realPathOrNull(path: string): string | null {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return null; // a folder that does not exist holds no rules, and is no root to allow links into
+  }
+}
+
+function insideAny(path: string, roots: string[]): boolean {
+  return roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
+}
+
+/** Prints the standing rules as one JSON line in the agent's injection format, only when there are any. */
+function printRules(text: string): void {
   if (text === "") return;
   const line = JSON.stringify({
     hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text },

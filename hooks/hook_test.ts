@@ -31,6 +31,7 @@ const EVENT_KEYS = [
   "entrypoint",
   "pid_shared",
   "pid_env_match",
+  "rules_skipped",
   "hook_ms",
   "payload",
 ];
@@ -316,6 +317,7 @@ Deno.test("a Claude SessionStart writes one complete event file, leaves no tmp f
     assert.equal(event.agent_proc_start, null);
     assert.equal(event.pid_shared, null);
     assert.equal(event.pid_env_match, null);
+    assert.equal(event.rules_skipped, null);
     assert.equal(event.entrypoint, null);
     assert.equal(event.nested, false);
     assert.equal(event.boot_id, Deno.readTextFileSync("/proc/sys/kernel/random/boot_id").trim());
@@ -547,6 +549,7 @@ Deno.test("SessionStart prints the standing rules from ASM_HOME/rules by name, t
     };
     assert.equal(outcome.stdout, JSON.stringify(expected) + "\n");
     assert.equal(onlyEvent(outcome).cwd, project);
+    assert.equal(onlyEvent(outcome).rules_skipped, null);
     assert.equal(onlyLog(outcome).ok, true);
   });
 });
@@ -560,12 +563,177 @@ Deno.test("nothing is printed on other events, nor on SessionStart for an agent 
       const prompt = await runHook(home, ["claude"], { stdin: claudePayload("UserPromptSubmit") });
       assert.equal(prompt.stdout, "");
       assert.equal(onlyEvent(prompt).event, "UserPromptSubmit");
+      assert.equal(onlyEvent(prompt).rules_skipped, null);
       clearRuns(home);
       const quiet = await runHook(home, ["quiet"], { stdin: claudePayload("SessionStart") });
       assert.equal(quiet.stdout, "");
       assert.equal(onlyEvent(quiet).event, "SessionStart");
     },
   );
+});
+
+/** A project folder beside the home's rules, with a global rule that must still apply whatever the project holds. */
+function projectWithGlobalRule(home: Home): string {
+  Deno.mkdirSync(`${home.dir}/rules`, { recursive: true });
+  Deno.writeTextFileSync(`${home.dir}/rules/01-global.md`, "Global rule.");
+  const project = `${home.dir}/project`;
+  Deno.mkdirSync(`${project}/.asm`, { recursive: true });
+  return project;
+}
+
+/** A SessionStart of Claude in `project`. */
+async function startIn(home: Home, project: string): Promise<Outcome> {
+  return await runHook(home, ["claude"], { stdin: payloadWith("SessionStart", { cwd: project }) });
+}
+
+/** Only the global rule was printed, and the event and the log both carry the reason the project's was skipped. */
+function assertProjectRulesSkipped(outcome: Outcome, why: RegExp): void {
+  assert.equal(outcome.code, 0);
+  const printed = JSON.parse(outcome.stdout).hookSpecificOutput.additionalContext;
+  assert.equal(printed, "Global rule.", "the other rules still apply");
+  const skipped = String(onlyEvent(outcome).rules_skipped);
+  assert.match(skipped, /^standing rules skipped: \S+\/project\/\.asm\/rules\.md /);
+  assert.match(skipped, why);
+  const line = onlyLog(outcome);
+  assert.equal(line.ok, false);
+  assert.ok(String(line.error).includes(skipped), `the log line says why: ${line.error}`);
+}
+
+Deno.test("a project rules.md linked to a secret outside its folder is skipped and the secret never reaches stdout", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    Deno.mkdirSync(`${home.dir}/outside`);
+    Deno.writeTextFileSync(`${home.dir}/outside/secret.txt`, "ANTHROPIC_API_KEY=sk-secret-value");
+    Deno.symlinkSync(`${home.dir}/outside/secret.txt`, `${project}/.asm/rules.md`);
+    const outcome = await startIn(home, project);
+    assert.ok(!outcome.stdout.includes("sk-secret-value"));
+    assertProjectRulesSkipped(outcome, /is a link outside the session's folder/);
+  });
+});
+
+Deno.test("a global rule linked outside is skipped too, and both reasons are joined in the event", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    Deno.writeTextFileSync(`${home.dir}/secret.txt`, "sk-secret-value");
+    Deno.symlinkSync(`${home.dir}/secret.txt`, `${home.dir}/rules/02-linked.md`);
+    Deno.symlinkSync(`${home.dir}/secret.txt`, `${project}/.asm/rules.md`);
+    const outcome = await startIn(home, project);
+    assert.ok(!outcome.stdout.includes("sk-secret-value"));
+    assert.equal(JSON.parse(outcome.stdout).hookSpecificOutput.additionalContext, "Global rule.");
+    const reasons = String(onlyEvent(outcome).rules_skipped).split("; ");
+    assert.equal(reasons.length, 2);
+    assert.match(reasons[0], /rules\/02-linked\.md is a link outside/);
+    assert.match(reasons[1], /project\/\.asm\/rules\.md is a link outside/);
+  });
+});
+
+Deno.test("a FIFO as the project's rules does not hold the hook: it finishes and says the FIFO was skipped", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    const made = new Deno.Command("mkfifo", { args: [`${project}/.asm/rules.md`] }).outputSync();
+    assert.equal(made.code, 0, "mkfifo made the FIFO");
+    const outcome = await startIn(home, project);
+    assertProjectRulesSkipped(outcome, /is a FIFO, not a regular file/);
+  });
+});
+
+Deno.test("a project rules.md linked to /dev/zero is skipped, not read", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    Deno.symlinkSync("/dev/zero", `${project}/.asm/rules.md`);
+    assertProjectRulesSkipped(
+      await startIn(home, project),
+      /is a link outside the session's folder .*\/dev\/zero/,
+    );
+  });
+});
+
+Deno.test("a 10 MB project rules file is skipped whole as too large", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    Deno.writeTextFileSync(`${project}/.asm/rules.md`, "Big rule. ".repeat(1024 * 1024));
+    const outcome = await startIn(home, project);
+    assert.ok(!outcome.stdout.includes("Big rule."), "not even a cut part of it is printed");
+    assertProjectRulesSkipped(outcome, /is too large: 10485760 bytes, over the 65536-byte limit/);
+  });
+});
+
+Deno.test("a project rules file that is not UTF-8 is skipped", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    Deno.writeFileSync(`${project}/.asm/rules.md`, new Uint8Array([0x52, 0x75, 0x6c, 0x65, 0xff, 0xfe]));
+    assertProjectRulesSkipped(await startIn(home, project), /is not UTF-8 text/);
+  });
+});
+
+Deno.test({
+  name: "a project rules file owned by another user is skipped",
+  // only root can give a file away; the suite runs as root (see the unwritable inbox test)
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    await withHome(claudeLike(), async (home) => {
+      const project = projectWithGlobalRule(home);
+      Deno.writeTextFileSync(`${project}/.asm/rules.md`, "Someone else's rule.");
+      Deno.chownSync(`${project}/.asm/rules.md`, 65534, 65534);
+      const outcome = await startIn(home, project);
+      assert.ok(!outcome.stdout.includes("Someone else's rule."));
+      assertProjectRulesSkipped(outcome, /is owned by uid 65534, not by this user \(uid 0\)/);
+    });
+  },
+});
+
+Deno.test("a project rules.md linked into ASM_HOME/rules is followed and its text is printed", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    // a subfolder: its files are not global rules themselves, only what a project links to
+    Deno.mkdirSync(`${home.dir}/rules/shared`);
+    Deno.writeTextFileSync(`${home.dir}/rules/shared/python.md`, "Shared rule: use uv.");
+    Deno.symlinkSync(`${home.dir}/rules/shared/python.md`, `${project}/.asm/rules.md`);
+    const outcome = await startIn(home, project);
+    assert.equal(
+      JSON.parse(outcome.stdout).hookSpecificOutput.additionalContext,
+      "Global rule.\n\nShared rule: use uv.",
+    );
+    assert.equal(onlyEvent(outcome).rules_skipped, null);
+    assert.equal(onlyLog(outcome).ok, true);
+  });
+});
+
+Deno.test("a project rules.md linked to a file inside the project is followed", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    Deno.writeTextFileSync(`${project}/AGENT_RULES.md`, "Project rule by link.");
+    Deno.symlinkSync("../AGENT_RULES.md", `${project}/.asm/rules.md`);
+    const outcome = await startIn(home, project);
+    assert.equal(
+      JSON.parse(outcome.stdout).hookSpecificOutput.additionalContext,
+      "Global rule.\n\nProject rule by link.",
+    );
+    assert.equal(onlyEvent(outcome).rules_skipped, null);
+  });
+});
+
+Deno.test("a project .asm folder that is a link to a folder outside the project is refused", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    Deno.removeSync(`${project}/.asm`);
+    Deno.mkdirSync(`${home.dir}/elsewhere`);
+    Deno.writeTextFileSync(`${home.dir}/elsewhere/rules.md`, "sk-secret-value");
+    Deno.symlinkSync(`${home.dir}/elsewhere`, `${project}/.asm`);
+    const outcome = await startIn(home, project);
+    assert.ok(!outcome.stdout.includes("sk-secret-value"));
+    assertProjectRulesSkipped(outcome, /lies outside the session's folder .*\/elsewhere\/rules\.md/);
+  });
+});
+
+Deno.test("the event file and hook.log are private (0600), and an inbox the hook makes is 0700", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const outcome = await runHook(home, ["claude"], { stdin: claudePayload("UserPromptSubmit") });
+    const event = onlyEvent(outcome);
+    assert.equal(Deno.statSync(`${home.dir}/inbox/${event.event_id}.json`).mode! & 0o777, 0o600);
+    assert.equal(Deno.statSync(`${home.dir}/hook.log`).mode! & 0o777, 0o600);
+    assert.equal(Deno.statSync(`${home.dir}/inbox`).mode! & 0o777, 0o700);
+  });
 });
 
 Deno.test("a Gemini BeforeAgent is recorded as UserPromptSubmit and an unmapped event keeps its own name", async () => {

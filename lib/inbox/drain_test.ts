@@ -112,6 +112,24 @@ Deno.test("an event whose file was not moved after its commit (a crash) is not a
   cleanup();
 });
 
+Deno.test("a drained start that skipped standing rules notes it on the session, and the next start clears it", () => {
+  const { home, ledger, deps, cleanup } = setup();
+  const why =
+    "standing rules skipped: /home/user/project/.asm/rules.md is a link outside the session's folder";
+  const start = hookEvent({ rules_skipped: why, ts: "2026-11-29T22:00:00.000Z" });
+  put(home, `${start.event_id}.json`, start);
+  drainOnce(deps);
+  const noted = ledger.query("SELECT rules_note FROM sessions WHERE asm_id = ?", start.asm_id)[0];
+  assert.equal(noted.rules_note, why);
+  // an event file from before the hook wrote the key: no note, so the start clears the earlier one
+  const { rules_skipped: _, ...older } = hookEvent({ source: "resume", ts: "2026-11-29T22:05:00.000Z" });
+  put(home, `${older.event_id}.json`, older);
+  assert.equal(drainOnce(deps).applied, 1);
+  const cleared = ledger.query("SELECT rules_note FROM sessions WHERE asm_id = ?", start.asm_id)[0];
+  assert.equal(cleared.rules_note, null);
+  cleanup();
+});
+
 Deno.test("an event the ignore rule names is stored as evidence but makes no row", () => {
   const { home, ledger, lines, deps, cleanup } = setup();
   const e = hookEvent({ event: "Stop", source: "notify", agent: "codex", agent_session_id: "title-thread" });

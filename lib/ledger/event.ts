@@ -34,6 +34,12 @@ export interface HookEvent {
   nested: boolean;
   entrypoint: string | null;
   pid_shared: boolean;
+  /**
+   * On SessionStart, which standing rules files the hook refused and why (sentences joined with "; "); null when
+   * none was refused, on every other event, and in event files written before the hook said so. Optional so that
+   * events built in code need not name it.
+   */
+  rules_skipped?: string | null;
   hook_ms: number | null;
   payload: unknown;
 }
@@ -100,6 +106,7 @@ export function parseEvent(text: string): HookEvent {
     nested: r.nested === true,
     entrypoint: str(r.entrypoint),
     pid_shared: r.pid_shared === true,
+    rules_skipped: str(r.rules_skipped),
     hook_ms: typeof r.hook_ms === "number" ? r.hook_ms : null,
     payload: r.payload ?? null,
   };

@@ -53,6 +53,8 @@ export interface SessionRow {
   prompts: number;
   cleared_from_asm_id: string | null;
   launch_token: string | null;
+  /** the latest start's skipped standing rules, null when none was skipped */
+  rules_note: string | null;
   hidden: boolean;
   hidden_reason: string | null;
 }
@@ -117,6 +119,9 @@ export class Ledger {
 
   /** Opens (creating and migrating when needed) the ledger at `path`, in WAL mode. */
   static open(path: string, options: LedgerOptions = {}): Ledger {
+    // every prompt is in here: SQLite gives its -wal and -shm files the database file's own mode, so a new
+    // ledger is created 0600 before SQLite opens it (":memory:" has no file)
+    if (path !== ":memory:") Deno.writeFileSync(path, new Uint8Array(0), { append: true, mode: 0o600 });
     const db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
@@ -295,6 +300,7 @@ export class Ledger {
           ended_at: s.ended_at as string | null,
           end_reason: s.end_reason as string | null,
           prompts: Number(s.prompts),
+          rules_note: s.rules_note as string | null,
         }
         : null,
       runs: runs.map(toRunState),
@@ -306,16 +312,17 @@ export class Ledger {
     const harness = underHarnessRoot(s.cwd, this.#harnessRoots) ? 1 : 0;
     this.#stmt(
       `INSERT INTO sessions (asm_id, agent, agent_session_id, status, name, cwd, transcript_path, nested, pid_shared,
-         harness, entrypoint, launch_token, cleared_from_asm_id, started_at, last_seen, ended_at, end_reason, prompts)
+         harness, entrypoint, launch_token, cleared_from_asm_id, started_at, last_seen, ended_at, end_reason, prompts,
+         rules_note)
        VALUES ($asm_id, $agent, $agent_session_id, $status, $name, $cwd, $transcript_path, $nested, $pid_shared,
          $harness, $entrypoint, $launch_token, $cleared_from_asm_id, $started_at, $last_seen, $ended_at, $end_reason,
-         $prompts)
+         $prompts, $rules_note)
        ON CONFLICT (asm_id) DO UPDATE SET status = excluded.status, name = excluded.name, cwd = excluded.cwd,
          transcript_path = excluded.transcript_path, nested = excluded.nested, pid_shared = excluded.pid_shared,
          harness = excluded.harness, entrypoint = excluded.entrypoint, launch_token = excluded.launch_token,
          cleared_from_asm_id = excluded.cleared_from_asm_id, started_at = excluded.started_at,
          last_seen = excluded.last_seen, ended_at = excluded.ended_at, end_reason = excluded.end_reason,
-         prompts = excluded.prompts`,
+         prompts = excluded.prompts, rules_note = excluded.rules_note`,
     ).run({
       asm_id: s.asm_id,
       agent: s.agent,
@@ -335,6 +342,7 @@ export class Ledger {
       ended_at: s.ended_at,
       end_reason: s.end_reason,
       prompts: s.prompts,
+      rules_note: s.rules_note,
     });
     const upsertRun = this.#stmt(
       `INSERT INTO runs (asm_id, pid, proc_start, boot_id, launch_token, started_at, ended_at, start_source, end_reason)
@@ -457,6 +465,7 @@ function toSessionRow(r: Row): SessionRow {
     prompts: Number(r.prompts),
     cleared_from_asm_id: r.cleared_from_asm_id as string | null,
     launch_token: r.launch_token as string | null,
+    rules_note: r.rules_note as string | null,
     hidden: r.hidden_reason !== null,
     hidden_reason: r.hidden_reason as string | null,
   };

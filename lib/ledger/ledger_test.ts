@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Ledger, LedgerError } from "./ledger.ts";
-import { SCHEMA_VERSION } from "./schema.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 import { hookEvent } from "./test_events.ts";
 
 function tempLedger(options = {}): { ledger: Ledger; dir: string } {
@@ -134,6 +135,40 @@ Deno.test("the write version moves with each committed write and not with reads 
   assert.equal(ledger.version(), v0 + 1);
   assert.throws(() => ledger.applyEvent({ ...hookEvent(), asm_id: "00000000-0000-5000-8000-000000000000" }));
   assert.equal(ledger.version(), v0 + 1);
+  ledger.close();
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("a SessionStart that skipped standing rules sets the row's rules note and a start with none clears it", () => {
+  const { ledger, dir } = tempLedger();
+  const why = "standing rules skipped: /work/p/.asm/rules.md is a FIFO, not a regular file";
+  const start = hookEvent({ rules_skipped: why, ts: "2026-11-29T22:00:00.000Z" });
+  ledger.applyEvent(start);
+  const noted = ledger.query("SELECT rules_note FROM sessions WHERE asm_id = ?", start.asm_id)[0];
+  assert.equal(noted.rules_note, why);
+  assert.equal(ledger.session(start.asm_id)!.rules_note, why);
+  ledger.applyEvent(hookEvent({ event: "Stop", ts: "2026-11-29T22:00:05.000Z" }));
+  assert.equal(ledger.session(start.asm_id)!.rules_note, why, "a stop says nothing about the rules");
+  ledger.applyEvent(hookEvent({ source: "compact", rules_skipped: null, ts: "2026-11-29T22:01:00.000Z" }));
+  const cleared = ledger.query("SELECT rules_note FROM sessions WHERE asm_id = ?", start.asm_id)[0];
+  assert.equal(cleared.rules_note, null);
+  ledger.close();
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("a version 4 ledger is migrated to version 5 and its sessions have no rules note", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "asm-ledger-" });
+  const path = join(dir, "ledger.sqlite");
+  const old = new DatabaseSync(path);
+  for (const m of MIGRATIONS.filter((m) => m.version <= 4)) old.exec(m.sql);
+  old.exec("INSERT INTO meta (key, value) VALUES ('schema_version', '4')");
+  old.exec(
+    "INSERT INTO sessions (asm_id, agent, agent_session_id, status) VALUES ('a1', 'claude', 's1', 'ended')",
+  );
+  old.close();
+  const ledger = Ledger.open(path);
+  assert.equal(ledger.schemaVersion(), 5);
+  assert.equal(ledger.query("SELECT rules_note FROM sessions WHERE asm_id = 'a1'")[0].rules_note, null);
   ledger.close();
   Deno.removeSync(dir, { recursive: true });
 });

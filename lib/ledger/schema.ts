@@ -8,6 +8,7 @@ import type { Migration } from "./migration.ts";
 import { MIGRATION_2_HISTORY } from "./schema_history.ts";
 import { MIGRATION_3_LIVENESS } from "./schema_liveness.ts";
 import { MIGRATION_4_SEARCH } from "./schema_search.ts";
+import { MIGRATION_5_RULES } from "./schema_rules.ts";
 
 export type { Migration };
 
@@ -139,6 +140,7 @@ CREATE TABLE meta (
   MIGRATION_2_HISTORY,
   MIGRATION_3_LIVENESS,
   MIGRATION_4_SEARCH,
+  MIGRATION_5_RULES,
 ];
 
 /** The version a fully migrated ledger reports. */

@@ -33,6 +33,7 @@ export function hookEvent(overrides: Partial<HookEvent> = {}): HookEvent {
     nested: false,
     entrypoint: "cli",
     pid_shared: false,
+    rules_skipped: null,
     hook_ms: 12,
     payload: {},
     ...overrides,

@@ -28,6 +28,8 @@ export interface SessionState {
   ended_at: string | null;
   end_reason: string | null;
   prompts: number;
+  /** the latest SessionStart's `rules_skipped`: which standing rules files were refused, null when none was */
+  rules_note: string | null;
 }
 
 /** One run: one process (pid + start ticks) that carried the session for a while. */
@@ -105,6 +107,7 @@ function newSession(event: HookEvent): SessionState {
     ended_at: null,
     end_reason: null,
     prompts: 0,
+    rules_note: null,
   };
 }
 
@@ -124,6 +127,8 @@ function applyHook(state: LedgerState, event: HookEvent, clearedFrom: string | n
     started_at: earlier(before.started_at, event.ts),
     last_seen: later(before.last_seen, event.ts),
     prompts: before.prompts + (event.event === "UserPromptSubmit" ? 1 : 0),
+    // about the latest start only: a start whose rules all applied clears what an earlier start said
+    rules_note: event.event === "SessionStart" ? event.rules_skipped ?? null : before.rules_note,
   };
   const runs = state.runs.map((r) => ({ ...r }));
   const key = event.agent_pid !== null && event.agent_proc_start !== null

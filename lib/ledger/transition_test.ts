@@ -17,6 +17,8 @@ function run(inputs: LedgerInput[], from: LedgerState = EMPTY): LedgerState {
   return inputs.reduce(transition, from);
 }
 
+const SKIPPED = "standing rules skipped: /work/p/.asm/rules.md is a link outside the session's folder";
+
 function withStatus(status: Status, endedAt: string | null = null): LedgerState {
   const s = run([hook("SessionStart", "00:00", { source: "startup" })]);
   return {
@@ -33,6 +35,8 @@ const table: {
   status: Status;
   runs: number;
   open: number;
+  /** the row's rules note afterwards, when the row is about it */
+  rulesNote?: string | null;
 }[] = [
   {
     name: "(none) + SessionStart -> live, row created, plus a run for (pid, proc_start)",
@@ -253,6 +257,53 @@ const table: {
     runs: 1,
     open: 0,
   },
+  {
+    name: "(none) + a SessionStart that skipped a rules file -> live, the row notes why",
+    from: EMPTY,
+    inputs: [hook("SessionStart", "00:00", { source: "startup", rules_skipped: SKIPPED })],
+    status: "live",
+    runs: 1,
+    open: 1,
+    rulesNote: SKIPPED,
+  },
+  {
+    name: "live with a rules note + prompt / stop / end -> the note stays (it is about the start)",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00", { rules_skipped: SKIPPED }),
+      hook("UserPromptSubmit", "00:01"),
+      hook("SessionEnd", "00:02", { source: "other" }),
+    ],
+    status: "ended",
+    runs: 1,
+    open: 0,
+    rulesNote: SKIPPED,
+  },
+  {
+    name: "ended with a rules note + a resume whose rules all applied -> live, the note cleared",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00", { rules_skipped: SKIPPED }),
+      hook("SessionEnd", "00:10", { source: "other" }),
+      hook("SessionStart", "05:00", { source: "resume", agent_pid: 5000, agent_proc_start: 90000 }),
+    ],
+    status: "live",
+    runs: 2,
+    open: 1,
+    rulesNote: null,
+  },
+  {
+    name: "live + a compact start that skipped a rules file -> live, the note set",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00", { source: "startup" }),
+      hook("SessionStart", "00:30", { source: "compact", rules_skipped: SKIPPED }),
+    ],
+    status: "live",
+    runs: 1,
+    open: 1,
+    rulesNote: SKIPPED,
+  },
 ];
 
 for (const row of table) {
@@ -261,6 +312,7 @@ for (const row of table) {
     assert.equal(out.session?.status, row.status);
     assert.equal(out.runs.length, row.runs);
     assert.equal(out.runs.filter((r) => r.ended_at === null).length, row.open);
+    if (row.rulesNote !== undefined) assert.equal(out.session?.rules_note, row.rulesNote);
   });
 }
 
