@@ -3,6 +3,9 @@
  * project folder pre-trusted (asm never answers a trust dialog; a test seeds the trust the user would have given),
  * asm's hooks installed by asm's own installer, the real server in testing mode on a free port, and a tmux server
  * of the world's own (`ASM_TMUX_SOCKET`, a socket in the world's folder), killed at the end with every window in it.
+ * A launched agent gets only its allow-list of the server's environment (lib/launch/env.ts): what a fake needs
+ * that is not the agent's own (a custom provider's key) is listed in the world's `config.toml` `[launch] env`, as
+ * a person would list it.
  *
  * The drain does not run on its own here: a gate drains when it wants events applied, so it can tell what the
  * poll decided from what a late hook event said.
@@ -46,6 +49,8 @@ export interface LiveWorld {
   asmHome: string;
   /** The project folder (pre-trusted for every agent). */
   folder: string;
+  /** The extra folders asked for ({@link LiveWorldOptions.folders}), by the name given, each pre-trusted. */
+  folders: Map<string, string>;
   env: Record<string, string>;
   server: RunningServer;
   /** The fake model server of each agent, by agent name. */
@@ -79,6 +84,12 @@ export interface LiveWorld {
 export interface LiveWorldOptions {
   /** Extra agent tables for `$ASM_HOME/agents.toml` (e.g. a copy of an agent marked shared). */
   extraAgents?: Record<string, Record<string, unknown>>;
+  /** More project folders, by name (one path component each), made in the world's folder and pre-trusted. */
+  folders?: string[];
+  /** Variables in the server's environment only (not in `env`, which the world's own commands use too). */
+  serverEnv?: Record<string, string>;
+  /** More names for `config.toml` `[launch] env`, beside what the agents' fakes need. */
+  launchEnv?: string[];
 }
 
 /** Builds a world for `agents` (each gets its fake; their kinds must differ). */
@@ -88,7 +99,8 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
   const asmHome = join(root, "asm");
   const tmp = join(root, "tmp");
   const folder = join(root, "proj one");
-  for (const d of [home, asmHome, tmp, folder]) Deno.mkdirSync(d, { recursive: true });
+  const folders = new Map((options.folders ?? []).map((name) => [name, join(root, name)]));
+  for (const d of [home, asmHome, tmp, folder, ...folders.values()]) Deno.mkdirSync(d, { recursive: true });
   // the socket lives in the world's folder, so nothing of the tmux server outlives the world
   const socket = join(root, "tmux.sock");
   const fakes = new Map<string, FakeServer>();
@@ -133,18 +145,32 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     Deno.removeSync(root, { recursive: true });
   };
   try {
+    const launchEnv = new Set(options.launchEnv ?? []);
     for (const agent of agents) {
       const setup = offlineSetup(agent);
       const fake = await startFake(setup.fakeKind);
       fakes.set(agent.name, fake);
-      Object.assign(env, setup.prepare({ home, fakeUrl: fake.url, trustFolders: [folder] }));
+      Object.assign(
+        env,
+        setup.prepare({ home, fakeUrl: fake.url, trustFolders: [folder, ...folders.values()] }),
+      );
+      for (const name of setup.personEnv) launchEnv.add(name);
     }
     if (options.extraAgents) {
       Deno.writeTextFileSync(join(asmHome, "agents.toml"), stringify(options.extraAgents));
     }
+    if (launchEnv.size) {
+      Deno.writeTextFileSync(join(asmHome, "config.toml"), stringify({ launch: { env: [...launchEnv] } }));
+    }
     const installed = installHooks({ env, asmHome, agents: agents.map((a) => a.name) });
     for (const r of installed) assert.notEqual(r.kind, "NotInstalled", JSON.stringify(r));
-    server = startServer({ asmHome, port: 0, mode: "testing", env, drainEveryMs: 3_600_000 });
+    server = startServer({
+      asmHome,
+      port: 0,
+      mode: "testing",
+      env: { ...env, ...options.serverEnv },
+      drainEveryMs: 3_600_000,
+    });
   } catch (err) {
     await close();
     throw err;
@@ -171,6 +197,7 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     root,
     asmHome,
     folder,
+    folders,
     env,
     server: up,
     fakes,

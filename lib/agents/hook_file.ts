@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import { pathExists } from "../files/mod.ts";
 
 /** `<wrapper> <agent>` commands must survive an unquoted `/bin/sh -c`: no whitespace, quotes or shell syntax. */
 const UNSAFE_IN_COMMAND = /[\s'"`$\\;&|<>(){}*?[\]!#~]/;
@@ -202,7 +203,7 @@ export function commitEdits(edits: FileEdit[], backupsDir: string, now: () => Da
   const records: BackupRecord[] = [];
   for (const [i, edit] of edits.entries()) {
     let name = `${edit.agent}-${basename(edit.path)}-${utcStamp(date)}`;
-    for (let n = 1; exists(join(backupsDir, name)) || exists(join(backupsDir, `${name}.meta.json`)); n++) {
+    for (let n = 1; pathExists(join(backupsDir, name)) || pathExists(join(backupsDir, `${name}.meta.json`)); n++) {
       name = `${edit.agent}-${basename(edit.path)}-${utcStamp(date)}-${n}`;
     }
     const backup = edit.before === null ? null : join(backupsDir, name);
@@ -284,15 +285,6 @@ function newer(a: BackupRecord, b: BackupRecord): boolean {
   return counter(a) > counter(b);
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-}
 
 // ---- uninstall -----------------------------------------------------------------------------------------------
 

@@ -68,6 +68,11 @@ export interface AgentConfig {
    * or http to 127.0.0.1, is accepted. Set in `$ASM_HOME/agents.toml`, never through an environment variable.
    */
   usage_base_url: string;
+  /**
+   * Environment variable names (a trailing `*` is a prefix) a launched session of this agent gets from asm, on
+   * top of the built-in allow-list and the person's `[launch] env` (lib/launch/env.ts); default none.
+   */
+  launch_env: string[];
 }
 
 /**
@@ -165,6 +170,11 @@ export interface OfflineSetup {
    * returns the environment variables the agent then needs, beyond `HOME`.
    */
   prepare(options: { home: string; fakeUrl: string; trustFolders?: string[] }): Record<string, string>;
+  /**
+   * The names among what {@link prepare} returns that are not the agent's own `launch_env` (a custom provider's
+   * key): a person lists such names in `$ASM_HOME/config.toml` `[launch] env`, and so do the test worlds.
+   */
+  personEnv: string[];
 }
 
 /** What a live session is doing, in asm's terms, before it becomes a word on the page. */

@@ -28,7 +28,7 @@ export class AgentsFileError extends Error {
   override name = "AgentsFileError";
 }
 
-type KeyKind = "string" | "strings" | "boolean" | "map" | "inject" | "adapter" | "minutes";
+type KeyKind = "string" | "strings" | "boolean" | "map" | "inject" | "adapter" | "minutes" | "env_names";
 
 const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   display: "string",
@@ -56,6 +56,7 @@ const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   model_argv: "strings",
   prompt_argv: "strings",
   usage_base_url: "string",
+  launch_env: "env_names",
 };
 /** Keys a table may leave out, with the value it then has. */
 const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = {
@@ -72,7 +73,11 @@ const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = {
   prompt_argv: ["{prompt}"],
   // the real endpoint; tests point it at a loopback fake through $ASM_HOME/agents.toml
   usage_base_url: "",
+  // an agent that names none gets only the built-in allow-list and the person's own names
+  launch_env: [],
 };
+/** An environment variable name, or a `PREFIX*` pattern of them. */
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 /** The name goes unquoted into every hook command (`asm-hook <name>`) and into file names. */
 const AGENT_NAME = /^[a-z][a-z0-9_-]*$/;
 
@@ -99,6 +104,12 @@ function typeProblem(kind: KeyKind, value: unknown): string | null {
       return Array.isArray(value) && value.every((v) => typeof v === "string")
         ? null
         : `must be a list of strings, not ${describe(value)}`;
+    case "env_names":
+      return Array.isArray(value) && value.every((v) => typeof v === "string" && ENV_NAME_PATTERN.test(v))
+        ? null
+        : `must be a list of environment variable names (a trailing "*" matches a prefix), not ${
+          Array.isArray(value) ? JSON.stringify(value) : describe(value)
+        }`;
     case "map":
       return isObject(value) && Object.values(value).every((v) => typeof v === "string")
         ? null

@@ -97,6 +97,11 @@ Deno.test("other bad values name the file and the key", () => {
     ['["my agent"]\ndisplay = "x"\n', /the agent name "my agent" must be lowercase letters/],
     ['[newbie]\ndisplay = "New"\n', /agent "newbie" has no tag/],
     ['[claude\ndisplay = "x"\n', /is not valid TOML/],
+    [
+      '[claude]\nlaunch_env = ["OK_*", "A B"]\n',
+      /claude\.launch_env must be a list of environment variable names \(a trailing "\*" matches a prefix\)/,
+    ],
+    ['[claude]\nlaunch_env = ["*"]\n', /claude\.launch_env must be a list of environment variable names/],
   ];
   for (const [text, pattern] of cases) {
     writeFile(file, text);
@@ -105,6 +110,38 @@ Deno.test("other bad values name the file and the key", () => {
     assert.match(err.message, new RegExp(`^${file.replaceAll(".", "\\.")}`));
     assert.match(err.message, pattern);
   }
+});
+
+Deno.test("each built-in agent names its own launch environment, and an added agent without one gets none", () => {
+  using homes = tempHomes();
+  writeFile(join(homes.asmHome, "agents.toml"), '[codex]\nlaunch_env = ["CODEX_HOME", "MY_PROXY_*"]\n');
+  const agents = loadAgents({ asmHome: homes.asmHome });
+  const own = Object.fromEntries(agents.map((a) => [a.name, a.launch_env]));
+  assert.deepEqual(own.claude, ["CLAUDE_*", "ANTHROPIC_*", "DISABLE_*"]);
+  assert.deepEqual(own.codex, ["CODEX_HOME", "MY_PROXY_*"], "an override replaces the list whole");
+  assert.deepEqual(own.gemini, ["GEMINI_*", "GOOGLE_*"]);
+  writeFile(
+    join(homes.asmHome, "agents.toml"),
+    `[aider]
+display = "Aider"
+tag = "aider"
+adapter = "claude"
+tested = false
+exe = ["**/aider"]
+script = []
+shared = false
+session_env = ""
+pid_env = ""
+entrypoint_env = ""
+inject = "none"
+keep_copies = false
+command = "aider"
+one_shot = ["--message", "{prompt}"]
+[aider.events]
+SessionStart = "SessionStart"
+`,
+  );
+  assert.deepEqual(loadAgents({ asmHome: homes.asmHome }).find((a) => a.name === "aider")!.launch_env, []);
 });
 
 Deno.test("hook-agents.json carries what the hook needs, with notify events merged into events", () => {

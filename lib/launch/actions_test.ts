@@ -9,6 +9,7 @@ import { endSession, focusSession, sendCommand } from "./control.ts";
 import { type ActionDeps, ActionRefused } from "./deps.ts";
 import { isPureAscii } from "./script.ts";
 import { continueWith, launchSession, resumeSession } from "./start.ts";
+import { type TerminalHost, TerminalHostError } from "./terminal_host.ts";
 import { testTmux, waitFor } from "./testing.ts";
 
 /**
@@ -65,12 +66,20 @@ function world() {
   const folder = join(root, "proj");
   for (const d of [asmHome, bin, folder, join(root, "home")]) Deno.mkdirSync(d, { recursive: true });
   Deno.writeTextFileSync(join(asmHome, "agents.toml"), AGENTS_TOML("typist-shared"));
+  // the typist's own variable is no agent's: the person lists it, as they would a proxy
+  Deno.writeTextFileSync(join(asmHome, "config.toml"), '[launch]\nenv = ["TYPIST_DIR"]\n');
   Deno.writeTextFileSync(
     join(bin, "typist"),
-    `#!/bin/sh\nprintf '%s\\0' "$@" > "$TYPIST_DIR/args.$$"\nexec head -n 1 > "$TYPIST_DIR/typed.$$"\n`,
+    `#!/bin/sh\nenv > "$TYPIST_DIR/env.$$"\nprintf '%s\\0' "$@" > "$TYPIST_DIR/args.$$"\nexec head -n 1 > "$TYPIST_DIR/typed.$$"\n`,
   );
   Deno.chmodSync(join(bin, "typist"), 0o755);
-  const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: join(root, "home"), ASM_HOME: asmHome, TYPIST_DIR: root };
+  const env = {
+    PATH: `${bin}:/usr/bin:/bin`,
+    HOME: join(root, "home"),
+    ASM_HOME: asmHome,
+    TYPIST_DIR: root,
+    TYPIST_SECRET: "not on any list",
+  };
   const tmux = testTmux();
   const ledger = Ledger.open(join(asmHome, "ledger.sqlite"));
   const deps: ActionDeps = {
@@ -319,4 +328,40 @@ Deno.test("resume refuses with a sentence when the agent's own transcript is not
   Deno.writeTextFileSync(gone, "{}\n");
   const resumed = await resumeSession(w.deps, asmId, {});
   assert.equal(resumed.kind, "resume");
+});
+
+Deno.test("a launched agent gets the allow-listed environment from a file the shim deleted, and no other variable of asm's", async () => {
+  await using w = world();
+  const record = await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const { pid } = await w.started();
+  const env = Deno.readTextFileSync(join(w.root, `env.${pid}`));
+  assert.match(env, new RegExp(`^TYPIST_DIR=${w.root}$`, "m"), "the person's [launch] env name");
+  assert.match(env, /^HOME=/m);
+  assert.match(env, new RegExp(`^ASM_LAUNCH_TOKEN=${record.token}$`, "m"));
+  assert.equal(env.includes("TYPIST_SECRET"), false, "a variable on no list stays with asm");
+  assert.equal(env.includes("ASM_HOME"), false);
+  const files = [...Deno.readDirSync(join(w.deps.asmHome, "launches"))].map((e) => e.name).sort();
+  assert.deepEqual(files, [`${record.token}.prompt`, `${record.token}.sh`], "the env file is gone");
+  for (const name of files) {
+    assert.equal(
+      Deno.readTextFileSync(join(w.deps.asmHome, "launches", name)).includes("not on any list"),
+      false,
+    );
+  }
+});
+
+Deno.test("a launch whose window cannot open leaves none of its files behind", async () => {
+  await using w = world();
+  const broken: TerminalHost = {
+    ...w.deps.host,
+    open: () => Promise.reject(new TerminalHostError("tmux could not open a window: no space left")),
+  };
+  await refused(
+    launchSession({ ...w.deps, host: broken }, { agent: "typist", folder: w.folder, prompt: "x" }),
+    503,
+    /no space left/,
+  );
+  assert.deepEqual([...Deno.readDirSync(join(w.deps.asmHome, "launches"))], []);
+  const row = w.ledger.query("SELECT error, expired FROM launches")[0];
+  assert.deepEqual([row.error, row.expired], ["tmux could not open a window: no space left", 1]);
 });

@@ -1,11 +1,13 @@
 /**
  * The ONE launch builder: every command asm starts an agent with is built here, nowhere else. From a request it
- * plans the files of one launch (pure: {@link buildLaunch}) and writes them ({@link writeLaunchFiles}):
+ * plans the files of one launch (pure: {@link buildLaunch}) and writes them ({@link writeLaunchFiles}), all 0600:
  *
+ * - `$ASM_HOME/launches/<token>.env`: the launch environment (JSON; env.ts decides what is in it), which the shim
+ *   reads and deletes as it starts: no environment value is kept on disk, none is ever a process argument;
  * - `$ASM_HOME/launches/<token>.prompt`: the prompt, UTF-8, exactly as given;
- * - `$ASM_HOME/launches/<token>.sh`: the pure-ASCII launcher (script.ts) that sets the token, exports the
- *   window's environment, changes to the folder and execs the shim (shim.ts), which starts the agent with the
- *   prompt as ONE argument.
+ * - `$ASM_HOME/launches/<token>.sh`: the pure-ASCII launcher (script.ts) that sets the token, changes to the
+ *   folder and execs the shim (shim.ts), which starts the agent with that environment and the prompt as ONE
+ *   argument.
  *
  * The window runs `/bin/sh <token>.sh <token>`, so the token is on the window's command line too (and on the
  * shim's, which replaces it): the hook finds it in its environment, or else by walking its ancestors.
@@ -15,7 +17,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentConfig } from "../agents/protocol.ts";
 import { agentArgv, type LaunchKind } from "./argv.ts";
-import { ENV_NAME, renderLauncher } from "./script.ts";
+import { ENV_NAME } from "./env.ts";
+import { launchFiles, removeLaunchFile } from "./files.ts";
+import { renderLauncher } from "./script.ts";
 
 /** `lib/launch/shim.ts` of this checkout. */
 export const SHIM_PATH: string = fileURLToPath(new URL("./shim.ts", import.meta.url));
@@ -40,8 +44,8 @@ export interface BuildInput {
   sessionId?: string | null;
   /** The session's name, exported as `ASM_SESSION_NAME` (the hook records it). */
   name?: string | null;
-  /** The window's environment, exported by the script (see {@link windowEnv}). */
-  env: ReadonlyArray<readonly [string, string]>;
+  /** The launch environment (see env.ts `launchEnv`): written to the env file, never into the script. */
+  env: Readonly<Record<string, string>>;
   /** The agent's hook-trust bypass: tests on scratch homes only. */
   bypassHookTrust?: boolean;
   /** `$ASM_HOME/launches`. */
@@ -64,6 +68,9 @@ export interface LaunchPlan {
   scriptPath: string;
   /** The launcher, pure ASCII. */
   script: string;
+  /** The environment file the shim reads and deletes, and its contents (see {@link LaunchEnvFile}). */
+  envPath: string;
+  envFile: LaunchEnvFile;
   /** Null when there is no prompt argument. */
   promptPath: string | null;
   prompt: string | null;
@@ -80,35 +87,10 @@ export class LaunchInputError extends Error {
   override name = "LaunchInputError";
 }
 
-/** Variables a window sets for itself, or that belong to one launch: never copied from asm's environment. */
-const WINDOW_OWN = new Set([
-  "PWD",
-  "OLDPWD",
-  "SHLVL",
-  "_",
-  "TERM",
-  "TERM_PROGRAM",
-  "TERM_PROGRAM_VERSION",
-  "COLORTERM",
-  "COLUMNS",
-  "LINES",
-  "TMUX",
-  "TMUX_PANE",
-  "STY",
-  "WINDOW",
-  "ASM_LAUNCH_TOKEN",
-  "ASM_SESSION_NAME",
-]);
-
-/**
- * The environment a launched window gets: asm's own (so the agent finds the same HOME, CODEX_HOME,
- * GEMINI_CLI_HOME and ASM_HOME asm reads), minus what the terminal sets per window and what names one launch.
- * Sorted by name, so a script is the same text for the same facts.
- */
-export function windowEnv(env: Record<string, string | undefined>): [string, string][] {
-  return Object.entries(env)
-    .filter((e): e is [string, string] => e[1] !== undefined && ENV_NAME.test(e[0]) && !WINDOW_OWN.has(e[0]))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+/** What `<token>.env` holds: the agent's environment and the session name the shim exports as ASM_SESSION_NAME. */
+export interface LaunchEnvFile {
+  env: Record<string, string>;
+  session_name: string | null;
 }
 
 /** An ASCII window name: the agent, then the session name (or the token) squeezed to safe characters. */
@@ -150,14 +132,14 @@ export function buildLaunch(input: BuildInput): LaunchPlan {
     withPrompt: prompt !== null,
     bypassHookTrust: input.bypassHookTrust,
   });
-  const scriptPath = join(input.launchesDir, `${token}.sh`);
-  const promptPath = prompt === null ? null : join(input.launchesDir, `${token}.prompt`);
-  const env: [string, string][] = input.env.filter(([k]) => !WINDOW_OWN.has(k)).map(([k, v]) => [k, v]);
-  if (name !== null) env.push(["ASM_SESSION_NAME", name]);
+  const files = launchFiles(input.launchesDir, token);
+  const promptPath = prompt === null ? null : files.prompt;
+  for (const key of Object.keys(input.env)) {
+    if (!ENV_NAME.test(key)) throw new LaunchInputError(`"${key}" cannot be an environment variable name`);
+  }
   const script = renderLauncher({
     token,
     folder: input.folder,
-    env,
     exec: [
       input.denoPath,
       "run",
@@ -167,6 +149,7 @@ export function buildLaunch(input: BuildInput): LaunchPlan {
       "--no-prompt",
       input.shimPath ?? SHIM_PATH,
       token,
+      files.env,
       promptPath ?? "-",
       argv.promptIndex === null ? "-" : String(argv.promptIndex),
       "--",
@@ -182,22 +165,37 @@ export function buildLaunch(input: BuildInput): LaunchPlan {
     folder: input.folder,
     model,
     name,
-    scriptPath,
+    scriptPath: files.script,
     script,
+    envPath: files.env,
+    envFile: { env: { ...input.env }, session_name: name },
     promptPath,
     prompt,
     agentArgs: argv.args,
     promptIndex: argv.promptIndex,
     windowName: windowName(agent.name, name, token),
-    windowArgv: ["/bin/sh", scriptPath, token],
+    windowArgv: ["/bin/sh", files.script, token],
   };
 }
 
-/** Writes the prompt file, then the launcher (both 0600: the prompt and the environment are the user's). */
+/**
+ * Writes the environment file, the prompt file, then the launcher: each 0600 (the environment and the prompt are
+ * the user's), each new (a token's files are never overwritten). When one cannot be written, those already
+ * written are deleted again.
+ */
 export function writeLaunchFiles(plan: LaunchPlan): void {
   Deno.mkdirSync(join(plan.scriptPath, ".."), { recursive: true, mode: 0o700 });
-  if (plan.promptPath !== null && plan.prompt !== null) {
-    Deno.writeTextFileSync(plan.promptPath, plan.prompt, { mode: 0o600, createNew: true });
+  const written: string[] = [];
+  const write = (path: string, text: string) => {
+    Deno.writeTextFileSync(path, text, { mode: 0o600, createNew: true });
+    written.push(path);
+  };
+  try {
+    write(plan.envPath, JSON.stringify(plan.envFile) + "\n");
+    if (plan.promptPath !== null && plan.prompt !== null) write(plan.promptPath, plan.prompt);
+    write(plan.scriptPath, plan.script);
+  } catch (err) {
+    for (const path of written) removeLaunchFile(path);
+    throw err;
   }
-  Deno.writeTextFileSync(plan.scriptPath, plan.script, { mode: 0o600, createNew: true });
 }

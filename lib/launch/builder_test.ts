@@ -2,14 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { AgentConfig } from "../agents/protocol.ts";
 import { loadAgents } from "../agents/registry.ts";
-import {
-  type BuildInput,
-  buildLaunch,
-  LaunchInputError,
-  windowEnv,
-  windowName,
-  writeLaunchFiles,
-} from "./builder.ts";
+import { type BuildInput, buildLaunch, LaunchInputError, windowName, writeLaunchFiles } from "./builder.ts";
 import { isPureAscii } from "./script.ts";
 
 /** Every character class the spec names: quotes, newlines, backticks, emoji, $(...), ;, &&, |, *, \ and a leading -. */
@@ -46,7 +39,7 @@ function world() {
     folder,
     command,
     prompt: NASTY_PROMPT,
-    env: [["X_VAR", "x value ✓"], ["PATH", "/usr/bin:/bin"]],
+    env: { X_VAR: "x value ✓", PATH: "/usr/bin:/bin" },
     launchesDir: join(root, "launches"),
     denoPath: Deno.execPath(),
     ...over,
@@ -108,8 +101,10 @@ Deno.test("the window's command line carries the token, and the files are the us
   writeLaunchFiles(plan);
   assert.deepEqual(plan.windowArgv, ["/bin/sh", plan.scriptPath, "asmlt_test1"]);
   assert.equal(plan.scriptPath.endsWith("/asmlt_test1.sh"), true);
-  assert.equal(Deno.statSync(plan.scriptPath).mode! & 0o777, 0o600);
-  assert.equal(Deno.statSync(plan.promptPath!).mode! & 0o777, 0o600);
+  assert.equal(plan.envPath.endsWith("/asmlt_test1.env"), true);
+  for (const path of [plan.scriptPath, plan.promptPath!, plan.envPath]) {
+    assert.equal(Deno.statSync(path).mode! & 0o777, 0o600, path);
+  }
   assert.throws(
     () => writeLaunchFiles(plan),
     Deno.errors.AlreadyExists,
@@ -133,17 +128,30 @@ Deno.test("prompts and names no program can receive are refused with a sentence"
   }
 });
 
-Deno.test("the window environment leaves out what a terminal sets per window and what names one launch", () => {
-  const env = windowEnv({
-    HOME: "/h",
-    TERM: "xterm",
-    TMUX: "/tmp/tmux-0/default,1,0",
-    ASM_LAUNCH_TOKEN: "asmlt_old",
-    "BAD NAME": "x",
-    ASM_HOME: "/a",
-    PWD: "/x",
+Deno.test("the launch environment is in the env file only, never in the launcher or an argument, and the shim deletes it", async () => {
+  using w = world();
+  const secret = `secret-${crypto.randomUUID()}`;
+  const plan = buildLaunch(w.input({ env: { PATH: "/usr/bin:/bin", X_VAR: secret }, name: "named" }));
+  writeLaunchFiles(plan);
+  assert.equal(plan.script.includes(secret), false, "the launcher holds no environment value");
+  assert.equal(plan.windowArgv.some((a) => a.includes(secret)), false);
+  assert.equal(plan.agentArgs.some((a) => a.includes(secret)), false);
+  assert.deepEqual(JSON.parse(Deno.readTextFileSync(plan.envPath)), {
+    env: { PATH: "/usr/bin:/bin", X_VAR: secret },
+    session_name: "named",
   });
-  assert.deepEqual(env, [["ASM_HOME", "/a"], ["HOME", "/h"]]);
+  const fields = await w.run(plan.scriptPath);
+  assert.equal(fields.at(-1), `X=${secret}`, "the agent got it");
+  assert.throws(() => Deno.statSync(plan.envPath), Deno.errors.NotFound, "the env file is gone");
+  assert.equal(Deno.readTextFileSync(plan.scriptPath), plan.script, "the launcher stays until correlation");
+});
+
+Deno.test("a variable name no process can carry is refused", () => {
+  using w = world();
+  assert.throws(
+    () => buildLaunch(w.input({ env: { "A B": "x" } })),
+    (e) => e instanceof LaunchInputError && /cannot be an environment variable name/.test(e.message),
+  );
 });
 
 Deno.test("a window name is ASCII and says which agent and which session", () => {

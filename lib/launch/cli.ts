@@ -5,9 +5,9 @@
  * with the sentence that says to start one.
  * @module
  */
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { asmHome as defaultAsmHome } from "../config/paths.ts";
-import { currentHolder } from "../server/lock.ts";
+import { callServer, runningServer } from "../server/client.ts";
 
 /** The verbs. */
 export const ACTION_VERBS = ["launch", "end", "resume", "continue", "send", "focus"] as const;
@@ -155,23 +155,17 @@ export async function actionCli(
     return 2;
   }
   const home = defaultAsmHome(env);
-  const holder = currentHolder(home);
-  let token: string | null = null;
-  try {
-    token = Deno.readTextFileSync(join(home, "token")).trim();
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-  }
-  if (!holder || holder.port === null || holder.mode !== "serve" || !token) {
+  const server = runningServer(home);
+  if (server === null) {
     print(
       `asm ${verb}: asm is not running for ${home}; start it with ./asm serve, then run this again ` +
         "(the server is the only writer of the ledger, so actions go through it)",
     );
     return 1;
   }
-  const res = await fetch(`http://127.0.0.1:${holder.port}${request.path}`, {
+  const res = await callServer(server, request.path, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: { "content-type": "application/json" },
     body: JSON.stringify(request.body),
   });
   const body = await res.json().catch(() => ({ error: `the server answered ${res.status} without JSON` }));

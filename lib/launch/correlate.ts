@@ -9,8 +9,9 @@
  * 3. adoption: the agent process under the token holds a thread by the agent's own records, and the four
  *    proofs hold together (see {@link adoptionVerdict}).
  *
- * A launch still unmatched 120 s after it was requested expires and stays as evidence. `correlateOnce` is the
- * shell the server runs every 2 s; the decisions are pure.
+ * A launch still unmatched 120 s after it was requested expires and stays as evidence. Once a launch is matched
+ * or expired its files (launcher, prompt, environment) are deleted (files.ts). `correlateOnce` is the shell the
+ * server runs every 2 s; the decisions are pure.
  * @module
  */
 import type { AgentConfig } from "../agents/protocol.ts";
@@ -23,6 +24,7 @@ import {
   isoAt,
   launchesSeenInEvents,
   type LaunchRow,
+  launchRow,
   type Ledger,
   matchLaunch,
   pendingLaunches,
@@ -30,6 +32,7 @@ import {
   underHarnessRoot,
 } from "../ledger/mod.ts";
 import { bootId, LINUX_PROC, type ProcInfo, type ProcSource, snapshot } from "../procs/mod.ts";
+import { sweepLaunchFiles } from "./files.ts";
 
 /** How long a launch may stay unmatched before it expires. */
 export const LAUNCH_EXPIRY_MS = 120_000;
@@ -118,6 +121,8 @@ export interface CorrelateDeps {
   agents: AgentConfig[];
   /** Folders whose sessions are the harness's own (hidden rows). */
   harnessRoots: readonly string[];
+  /** `$ASM_HOME/launches`: the files of matched and expired launches there are deleted; absent, none are. */
+  launchesDir?: string;
   proc?: ProcSource;
   now?: () => number;
   log?: (line: Record<string, unknown>) => void;
@@ -129,13 +134,15 @@ export interface CorrelateReport {
   ancestry: number;
   adopted: number;
   expired: number;
+  /** Launch files deleted (their launch matched, expired or never opened a window). */
+  filesDeleted: number;
 }
 
 /** One correlation pass: the fast path, the ancestry walk and adoption for what is left, then expiry. */
 export function correlateOnce(deps: CorrelateDeps): CorrelateReport {
   const nowMs = deps.now?.() ?? Date.now();
   const at = isoAt(nowMs);
-  const report: CorrelateReport = { token: 0, ancestry: 0, adopted: 0, expired: 0 };
+  const report: CorrelateReport = { token: 0, ancestry: 0, adopted: 0, expired: 0, filesDeleted: 0 };
   for (const seen of launchesSeenInEvents(deps.ledger)) {
     if (matchLaunch(deps.ledger, seen.token, seen.asm_id, "token", at)) {
       report.token++;
@@ -171,6 +178,13 @@ export function correlateOnce(deps: CorrelateDeps): CorrelateReport {
   const expired = expireLaunches(deps.ledger, isoAt(nowMs - LAUNCH_EXPIRY_MS), at);
   for (const token of expired) deps.log?.({ what: "launch expired", token });
   report.expired = expired.length;
+  if (deps.launchesDir !== undefined) {
+    report.filesDeleted = sweepLaunchFiles(deps.launchesDir, (token) => launchRow(deps.ledger, token), {
+      nowMs,
+      expiryMs: LAUNCH_EXPIRY_MS,
+      log: deps.log,
+    }).length;
+  }
   return report;
 }
 

@@ -14,6 +14,7 @@ import {
 import { hookEvent } from "../ledger/test_events.ts";
 import type { ProcInfo, ProcSource } from "../procs/mod.ts";
 import { type AdoptionFacts, adoptionVerdict, correlateOnce, processesUnderToken } from "./correlate.ts";
+import { pathExists } from "../files/mod.ts";
 
 const CLAUDE_EXE = "/x/node_modules/@anthropic-ai/claude-code/bin/claude.exe";
 const T0 = Date.parse("2026-11-29T22:00:00.000Z");
@@ -158,7 +159,7 @@ function world() {
     ledger,
     agents,
     launch,
-    pass: (source: ProcSource, atMs = T0 + 3000) =>
+    pass: (source: ProcSource, atMs = T0 + 3000, launchesDir?: string) =>
       correlateOnce({
         ledger,
         env: { HOME: join(dir, "home") },
@@ -166,7 +167,19 @@ function world() {
         harnessRoots: [],
         proc: source,
         now: () => atMs,
+        launchesDir,
       }),
+    /** The three files of a launch, written as the builder writes them. */
+    files(token: string): string[] {
+      const launches = join(dir, "launches");
+      Deno.mkdirSync(launches, { recursive: true });
+      return ["sh", "prompt", "env"].map((ext) => {
+        const path = join(launches, `${token}.${ext}`);
+        Deno.writeTextFileSync(path, ext, { mode: 0o600 });
+        return path;
+      });
+    },
+    launchesDir: join(dir, "launches"),
     [Symbol.dispose]() {
       ledger.close();
       Deno.removeSync(dir, { recursive: true });
@@ -178,7 +191,7 @@ Deno.test("a launch is matched through the hook event that carried its token", (
   using w = world();
   w.launch();
   w.ledger.applyEvent(hookEvent({ launch_token: "asmlt_aaa", agent_session_id: "s1", agent_pid: 999 }));
-  assert.deepEqual(w.pass(fakeProc([])), { token: 1, ancestry: 0, adopted: 0, expired: 0 });
+  assert.deepEqual(w.pass(fakeProc([])), { token: 1, ancestry: 0, adopted: 0, expired: 0, filesDeleted: 0 });
   const row = launchRow(w.ledger, "asmlt_aaa")!;
   assert.deepEqual([row.matched_asm_id, row.matched_by], [asmIdOf("claude", "s1"), "token"]);
 });
@@ -196,7 +209,13 @@ Deno.test("a launch whose events lost the token is matched by walking the proces
       boot_id: "boot-1",
     }),
   );
-  assert.deepEqual(w.pass(fakeProc(TABLE)), { token: 0, ancestry: 1, adopted: 0, expired: 0 });
+  assert.deepEqual(w.pass(fakeProc(TABLE)), {
+    token: 0,
+    ancestry: 1,
+    adopted: 0,
+    expired: 0,
+    filesDeleted: 0,
+  });
   const row = launchRow(w.ledger, "asmlt_aaa")!;
   assert.deepEqual([row.matched_asm_id, row.matched_by], [asmIdOf("claude", "s2"), "ancestry"]);
 });
@@ -213,7 +232,13 @@ Deno.test("a run on a recycled pid is not the launch's process", () => {
       boot_id: "boot-1",
     }),
   );
-  assert.deepEqual(w.pass(fakeProc(TABLE)), { token: 0, ancestry: 0, adopted: 0, expired: 0 });
+  assert.deepEqual(w.pass(fakeProc(TABLE)), {
+    token: 0,
+    ancestry: 0,
+    adopted: 0,
+    expired: 0,
+    filesDeleted: 0,
+  });
   assert.equal(launchRow(w.ledger, "asmlt_aaa")?.matched_asm_id, null);
 });
 
@@ -241,11 +266,35 @@ Deno.test("a window no hook reports is adopted from the agent's own record of it
     ancestry: 0,
     adopted: 0,
     expired: 0,
+    filesDeleted: 0,
   });
   const later = w.pass(fakeProc(TABLE, { 200: "/work/p" }), T0 + 11_000);
-  assert.deepEqual(later, { token: 0, ancestry: 0, adopted: 1, expired: 0 });
+  assert.deepEqual(later, { token: 0, ancestry: 0, adopted: 1, expired: 0, filesDeleted: 0 });
   const id = asmIdOf("claude", "s-adopt");
   assert.equal(w.ledger.session(id)?.status, "live");
   assert.deepEqual(w.ledger.runs(id).map((r) => [r.pid, r.proc_start]), [[200, 5010]]);
   assert.equal(launchRow(w.ledger, "asmlt_aaa")?.matched_by, "adoption");
 });
+
+Deno.test("once a launch is matched its launcher, prompt and environment files are deleted; a pending one keeps them", () => {
+  using w = world();
+  w.launch();
+  w.launch({ token: "asmlt_bbb" });
+  const matched = w.files("asmlt_aaa");
+  const pending = w.files("asmlt_bbb");
+  w.ledger.applyEvent(hookEvent({ launch_token: "asmlt_aaa", agent_session_id: "s9", agent_pid: 999 }));
+  assert.equal(w.pass(fakeProc([]), T0 + 3000, w.launchesDir).filesDeleted, 3);
+  assert.deepEqual(matched.filter(pathExists), []);
+  assert.deepEqual(pending.filter(pathExists), pending);
+});
+
+Deno.test("an expired launch's files are deleted in the pass that expires it", () => {
+  using w = world();
+  w.launch();
+  const files = w.files("asmlt_aaa");
+  assert.equal(w.pass(fakeProc([]), T0 + 119_000, w.launchesDir).filesDeleted, 0);
+  const report = w.pass(fakeProc([]), T0 + 121_000, w.launchesDir);
+  assert.deepEqual([report.expired, report.filesDeleted], [1, 3]);
+  assert.deepEqual(files.filter(pathExists), []);
+});
+

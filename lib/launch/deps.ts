@@ -12,7 +12,7 @@ import type { TerminalHost } from "./terminal_host.ts";
 export interface ActionDeps {
   ledger: Ledger;
   asmHome: string;
-  /** asm's environment: where the agents' folders are, and what a launched window gets (see windowEnv). */
+  /** asm's environment: where the agents' folders are; a launch takes only its allow-list of it (env.ts). */
   env: Record<string, string>;
   host: TerminalHost;
   agents: AgentConfig[];

@@ -1,21 +1,31 @@
 /**
- * Launching and control: the ONE launch builder (token, prompt file, ASCII launcher, shim), the terminal host
- * (tmux), correlation and adoption, and the actions (launch, resume, continue-with, end, send, focus).
+ * Launching and control: the ONE launch builder (token, environment and prompt files, ASCII launcher, shim), the
+ * launch environment's allow-list, the terminal host (tmux), correlation and adoption (and the deletion of a
+ * launch's files once it is done), and the actions (launch, resume, continue-with, end, send, focus).
  * @module
  */
 export { type AgentArgv, agentArgv, ArgvError, type ArgvRequest, type LaunchKind } from "./argv.ts";
 export {
   type BuildInput,
   buildLaunch,
+  type LaunchEnvFile,
   LaunchInputError,
   type LaunchPlan,
   MAX_PROMPT_BYTES,
   SHIM_PATH,
-  windowEnv,
   windowName,
   writeLaunchFiles,
 } from "./builder.ts";
 export { type ActionDeps, ActionRefused, agentNamed } from "./deps.ts";
+export { BUILTIN_LAUNCH_ENV, launchEnv, launchEnvNames, TERMINAL_ENV } from "./env.ts";
+export {
+  type LaunchFiles,
+  launchFiles,
+  launchFilesDone,
+  removeLaunchFile,
+  removeLaunchFiles,
+  sweepLaunchFiles,
+} from "./files.ts";
 export {
   type ContinueRequest,
   continueWith,
@@ -55,5 +65,13 @@ export {
   type TerminalHost,
   TerminalHostError,
 } from "./terminal_host.ts";
-export { ASM_TMUX_SESSION, TMUX_SOCKET_ENV, type TmuxConfig, tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
+export {
+  ASM_TMUX_SESSION,
+  TMUX_SOCKET_ENV,
+  tmuxClientEnv,
+  type TmuxConfig,
+  tmuxConfigFromEnv,
+  tmuxHost,
+  tmuxLiteral,
+} from "./tmux.ts";
 export { isToken, mintToken, TOKEN_PATTERN } from "./token.ts";

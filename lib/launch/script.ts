@@ -1,25 +1,22 @@
 /**
  * The launcher script: pure ASCII POSIX sh, one per launch (`$ASM_HOME/launches/<token>.sh`). It sets the launch
- * token itself (a window opened through a terminal server inherits nothing from asm), exports the environment
- * the agent needs, changes to the folder and execs the shim. The prompt is never in it: the shim reads the
- * prompt file. Any value outside printable ASCII (a folder named in Greek, an emoji in a session name) is spelled
- * as printf octal escapes, so the file stays ASCII whatever the console's code page is.
+ * token itself (a window opened through a terminal server inherits nothing from asm), changes to the folder and
+ * execs the shim. Neither the prompt nor the environment is in it: the shim reads the prompt file and the
+ * environment file (and deletes the latter). The folder and the arguments are single-quoted sh words; one outside
+ * printable ASCII (a folder named in Greek) is spelled as printf octal escapes, so the file stays ASCII whatever
+ * the console's code page is, and no character of it is ever read as shell syntax.
  * @module
  */
+import { isToken } from "./token.ts";
 
 /** What the script does, in order. */
 export interface LauncherScript {
   token: string;
   /** The folder the agent runs in (absolute). */
   folder: string;
-  /** Variables to export, in order; `ASM_LAUNCH_TOKEN` comes first and is not repeated here. */
-  env: ReadonlyArray<readonly [string, string]>;
   /** The argv to exec (the shim and its arguments). */
   exec: readonly string[];
 }
-
-/** A name sh accepts in an assignment. */
-export const ENV_NAME: RegExp = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const PLAIN = /^[\x20-\x7e]*$/;
 
@@ -42,10 +39,11 @@ function octal(value: string): string {
  * `x` that is then cut off, because `$(...)` would otherwise eat trailing newlines.
  */
 export function renderLauncher(script: LauncherScript): string {
+  if (!isToken(script.token)) throw new Error(`"${script.token}" is not a launch token`);
   const lines = [
     "#!/bin/sh",
-    `# asm launcher for ${script.token}: written by asm, pure ASCII. The prompt is not in this file; the shim`,
-    "# reads it from the prompt file and hands it to the agent as one argument.",
+    `# asm launcher for ${script.token}: written by asm, pure ASCII. Neither the prompt nor the environment is in`,
+    "# this file; the shim reads them from the launch's own files and hands them to the agent.",
   ];
   let spelled = 0;
   const word = (value: string): string => {
@@ -54,12 +52,8 @@ export function renderLauncher(script: LauncherScript): string {
     lines.push(`${name}=$(printf '${octal(value)}x'); ${name}=\${${name}%x}`);
     return `"$${name}"`;
   };
-  const assign = (name: string, value: string) => {
-    if (!ENV_NAME.test(name)) throw new Error(`"${name}" cannot be an environment variable name`);
-    lines.push(`${name}=${word(value)}; export ${name}`);
-  };
-  assign("ASM_LAUNCH_TOKEN", script.token);
-  for (const [name, value] of script.env) assign(name, value);
+  // the token is the one value this file holds: the hook finds it in the environment, or on a command line
+  lines.push(`ASM_LAUNCH_TOKEN=${quoted(script.token)}; export ASM_LAUNCH_TOKEN`);
   lines.push(`cd ${word(script.folder)} || exit 1`);
   const argv = script.exec.map(word);
   lines.push(`exec ${argv.join(" ")}`, "");

@@ -1,15 +1,17 @@
 /**
  * The server's side of launching: the actions' dependencies built from the server context (the tmux server named
- * by `ASM_TMUX_SOCKET`, else the user's default one; the server's own environment for the windows; the hook-trust
- * bypass only in testing mode) and the correlation service that runs every 2 s.
+ * by `ASM_TMUX_SOCKET`, else the user's default one, driven by tmux clients with a minimal environment; the
+ * server's environment, from which each launch takes only its allow-list; the hook-trust bypass only in testing
+ * mode) and the correlation service that runs every 2 s (and deletes the files of launches that are done).
  * @module
  */
+import { join } from "node:path";
 import { harnessRoots } from "../config/paths.ts";
 import { loadAgents } from "../agents/registry.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { correlateOnce, type CorrelateReport } from "./correlate.ts";
 import type { ActionDeps } from "./deps.ts";
-import { tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
+import { tmuxClientEnv, tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
 
 /** What the server hands in (a subset of its ServerContext). */
 export interface LaunchContext {
@@ -26,7 +28,7 @@ export function actionDeps(ctx: LaunchContext): ActionDeps {
     ledger: ctx.ledger,
     asmHome: ctx.asmHome,
     env: ctx.env,
-    host: tmuxHost(tmuxConfigFromEnv(ctx.env)),
+    host: tmuxHost({ ...tmuxConfigFromEnv(ctx.env), env: tmuxClientEnv(ctx.env) }),
     agents: loadAgents({ asmHome: ctx.asmHome, env: ctx.env }),
     allowHookTrustBypass: ctx.mode === "testing",
     log: ctx.log,
@@ -36,13 +38,14 @@ export function actionDeps(ctx: LaunchContext): ActionDeps {
 /** The correlation service's period. */
 export const CORRELATE_EVERY_MS = 2000;
 
-/** One correlation pass for the server; logs only when something was matched, adopted or expired. */
+/** One correlation pass for the server; logs only when something was matched, adopted, expired or left. */
 export function correlateForServer(ctx: LaunchContext): CorrelateReport {
   return correlateOnce({
     ledger: ctx.ledger,
     env: ctx.env,
     agents: loadAgents({ asmHome: ctx.asmHome, env: ctx.env }),
     harnessRoots: harnessRoots(ctx.asmHome),
+    launchesDir: join(ctx.asmHome, "launches"),
     log: ctx.log,
   });
 }

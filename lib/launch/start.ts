@@ -7,13 +7,16 @@
  */
 import type { AgentConfig } from "../agents/protocol.ts";
 import { adapterOf, hookAdapter } from "../agents/registry.ts";
+import { loadSettings } from "../config/settings.ts";
 import { findOnPath } from "../install/canary.ts";
 import { isoAt, recordLaunch, recordLaunchError, recordWindow, type SessionRow } from "../ledger/mod.ts";
 import { identityOf, LINUX_PROC } from "../procs/mod.ts";
 import { join } from "node:path";
 import { ArgvError, type LaunchKind } from "./argv.ts";
-import { buildLaunch, LaunchInputError, windowEnv, writeLaunchFiles } from "./builder.ts";
+import { buildLaunch, LaunchInputError, writeLaunchFiles } from "./builder.ts";
 import { type ActionDeps, ActionRefused, agentNamed } from "./deps.ts";
+import { launchEnv } from "./env.ts";
+import { removeLaunchFiles } from "./files.ts";
 import { handoverPrompt } from "./handover.ts";
 import { TerminalHostError } from "./terminal_host.ts";
 import { mintToken } from "./token.ts";
@@ -120,6 +123,10 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
     );
   }
   const token = mintToken();
+  const launchesDir = join(deps.asmHome, "launches");
+  const settings = loadSettings(deps.asmHome);
+  // a config.toml asm cannot use costs the person's extra names, not the launch: said in the log
+  if (settings.problem !== null) deps.log?.({ what: "config problem", problem: settings.problem });
   let plan;
   try {
     plan = buildLaunch({
@@ -132,9 +139,9 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
       model: spec.model,
       sessionId: spec.sessionId,
       name: spec.name,
-      env: windowEnv(deps.env),
+      env: launchEnv(deps.env, agent, settings.settings.launchEnv),
       bypassHookTrust: spec.bypassHookTrust,
-      launchesDir: join(deps.asmHome, "launches"),
+      launchesDir,
       denoPath: deps.denoPath ?? Deno.execPath(),
     });
   } catch (err) {
@@ -146,25 +153,32 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
   const waiting = waitingReason(agent, spec.folder, deps.env, spec.bypassHookTrust);
   const requestedAt = now();
   writeLaunchFiles(plan);
-  recordLaunch(deps.ledger, {
-    token,
-    agent: agent.name,
-    kind: spec.kind,
-    cwd: spec.folder,
-    name: plan.name,
-    model: plan.model,
-    script_path: plan.scriptPath,
-    prompt_path: plan.promptPath,
-    requested_at: requestedAt,
-    continues_asm_id: spec.continuesAsmId,
-    resumes_asm_id: spec.resumesAsmId,
-    waiting_reason: waiting,
-    host: deps.host.name,
-  });
+  try {
+    recordLaunch(deps.ledger, {
+      token,
+      agent: agent.name,
+      kind: spec.kind,
+      cwd: spec.folder,
+      name: plan.name,
+      model: plan.model,
+      script_path: plan.scriptPath,
+      prompt_path: plan.promptPath,
+      requested_at: requestedAt,
+      continues_asm_id: spec.continuesAsmId,
+      resumes_asm_id: spec.resumesAsmId,
+      waiting_reason: waiting,
+      host: deps.host.name,
+    });
+  } catch (err) {
+    removeLaunchFiles(launchesDir, token, deps.log);
+    throw err;
+  }
   let opened;
   try {
-    opened = await deps.host.open({ name: plan.windowName, cwd: spec.folder, argv: plan.windowArgv });
+    opened = await deps.host.open({ name: plan.windowName, argv: plan.windowArgv });
   } catch (err) {
+    // no window, no shim: nothing will ever read the files, and the environment must not stay on disk
+    removeLaunchFiles(launchesDir, token, deps.log);
     if (!(err instanceof TerminalHostError)) throw err;
     recordLaunchError(deps.ledger, token, err.message, now());
     throw new ActionRefused(503, err.message);

@@ -25,9 +25,10 @@ export interface PaneInfo {
 export interface OpenRequest {
   /** The window's name (ASCII). */
   name: string;
-  /** Its working folder. */
-  cwd: string;
-  /** The command and its arguments, run without a shell in between. */
+  /**
+   * The command and at least one argument, run without a shell in between. There is no working folder: the
+   * launch's folder is untrusted text, and the launcher script changes to it itself.
+   */
   argv: string[];
 }
 

@@ -5,8 +5,16 @@
  * The platform rule for END, encoded here: the pane's process is the shim (the launcher script execs it), the
  * shim exits when the agent does, and a window whose only pane's process has exited closes, provided
  * `remain-on-exit` is off, so the window asm opens sets it off for itself whatever the user's tmux.conf says.
+ *
+ * No untrusted text reaches a tmux argument that tmux expands: tmux runs `#(...)` and fills `#{...}` in `-c`,
+ * `-n`, `-s` and `-F` (seen on tmux 3.3a), so the launch's folder is never given as `-c` (the launcher script
+ * changes to it), the names asm gives (`-n`, `-s`) have every `#` doubled ({@link tmuxLiteral}), and the formats
+ * are constants. A command of two or more arguments is exec'd as given, never expanded (also seen); a command
+ * of one would be run by a shell, so the host refuses one. The audit of every argument is in docs/decisions.md.
  * @module
  */
+import { BUILTIN_LAUNCH_ENV } from "./env.ts";
+import { envNameMatches } from "../config/settings.ts";
 import type { OpenedWindow, OpenRequest, PaneInfo, TerminalHost } from "./terminal_host.ts";
 import { TerminalHostError } from "./terminal_host.ts";
 
@@ -20,7 +28,10 @@ export interface TmuxConfig {
   session?: string;
   /** The tmux executable (default `tmux` on PATH). */
   tmux?: string;
-  /** The tmux client's environment (a server it starts inherits it); default: this process's. */
+  /**
+   * The tmux client's whole environment (a server it starts inherits it as its global environment); default:
+   * {@link tmuxClientEnv} of this process's.
+   */
   env?: Record<string, string>;
 }
 
@@ -38,6 +49,29 @@ export function tmuxConfigFromEnv(env: Record<string, string | undefined>): Tmux
   const socket = env[TMUX_SOCKET_ENV];
   if (!socket) return {};
   return socket.includes("/") ? { socketPath: socket } : { socketName: socket };
+}
+
+/**
+ * The environment a tmux client runs with: the built-in launch allow-list (so a server it starts, and the
+ * person's own windows in it, have a home, a PATH, a locale and a shell) and `TMUX_TMPDIR` (where the person's
+ * default server's socket is). Nothing else: a server asm starts keeps its global environment for its lifetime,
+ * and asm's own environment holds keys and tokens.
+ */
+export function tmuxClientEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const allowed = [...BUILTIN_LAUNCH_ENV, "TMUX_TMPDIR"];
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] =>
+      e[1] !== undefined && envNameMatches(e[0], allowed)
+    ),
+  );
+}
+
+/**
+ * `text` as tmux shows it when it expands formats in an argument: every `#` doubled, so `#(...)` runs nothing
+ * and `#{...}` fills nothing.
+ */
+export function tmuxLiteral(text: string): string {
+  return text.replaceAll("#", "##");
 }
 
 // the last window closing stops the server: a command racing it finds it exiting
@@ -65,6 +99,7 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
     ? ["-L", config.socketName]
     : [];
   const tmux = config.tmux ?? "tmux";
+  const clientEnv = config.env ?? tmuxClientEnv(Deno.env.toObject());
 
   async function run(args: string[]): Promise<Ran> {
     let out: Deno.CommandOutput;
@@ -74,7 +109,8 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
-        ...(config.env ? { env: config.env, clearEnv: true } : {}),
+        env: clientEnv,
+        clearEnv: true,
       }).output();
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) {
@@ -98,14 +134,15 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
   }
 
   async function openOnce(request: OpenRequest): Promise<OpenedWindow> {
-    const common = ["-n", request.name, "-c", request.cwd, "-P", "-F", FORMAT];
+    // no -c: the window starts where the tmux client runs, and the launcher script changes to the folder itself
+    const common = ["-n", tmuxLiteral(request.name), "-P", "-F", FORMAT];
     let ran: Ran | null = null;
     if (!(await run(["has-session", "-t", `=${session}`])).ok) {
       ran = await run([
         "new-session",
         "-d",
         "-s",
-        session,
+        tmuxLiteral(session),
         "-x",
         "200",
         "-y",
@@ -131,6 +168,11 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
     name: "tmux",
 
     async open(request: OpenRequest): Promise<OpenedWindow> {
+      if (request.argv.length < 2) {
+        throw new TerminalHostError(
+          "a window's command must be a program and at least one argument: tmux hands a single string to a shell",
+        );
+      }
       const opened = await openOnce(request);
       // When the session's last window closed a moment ago, tmux may still be tearing the session (or the whole
       // server) down, and a window opened into it goes down with it. A window gone within SETTLE_MS (no agent

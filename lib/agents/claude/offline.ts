@@ -12,6 +12,8 @@ const KEY = "sk-test-dummy";
 /** The scratch-home setup for Claude Code. */
 export const claudeOffline: OfflineSetup = {
   fakeKind: "anthropic",
+  // every variable it needs is its own (ANTHROPIC_*, CLAUDE_*, DISABLE_*)
+  personEnv: [],
   prepare({ home, fakeUrl, trustFolders }) {
     Deno.mkdirSync(join(home, ".claude"), { recursive: true });
     const state = {

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { homeDir } from "../../config/paths.ts";
 import type { Env } from "../protocol.ts";
-import { readTail } from "../../usage/mod.ts";
+import { NotRegularFile, readTail } from "../../usage/mod.ts";
 
 const VERSION = /^(\d+\.\d+\.\d+[\w.+-]*)/;
 const byBinary = new Map<string, { stamp: string; version: string | null }>();
@@ -54,9 +54,15 @@ async function fromBinary(command: string, env: Env): Promise<string | null> {
   if (known?.stamp === stamp) return known.version;
   let version: string | null = null;
   try {
+    // only what finding its own files needs: asm's environment holds keys that `--version` has no use for
+    const own = Object.fromEntries(
+      ["HOME", "PATH", "LANG", "CLAUDE_CONFIG_DIR"].flatMap((k) =>
+        env[k] === undefined ? [] : [[k, env[k]!]]
+      ),
+    );
     const out = await new Deno.Command(path, {
       args: ["--version"],
-      env: env as Record<string, string>,
+      env: own,
       clearEnv: true,
       stdin: "null",
       stdout: "piped",
@@ -90,7 +96,13 @@ export function newestTranscriptVersion(env: Env): string | null {
     throw err;
   }
   if (newest === null) return null;
-  return versionInTranscript(readTail(newest.path, 65_536));
+  try {
+    return versionInTranscript(readTail(newest.path, 65_536));
+  } catch (err) {
+    // gone meanwhile, or not a regular file (a link, a FIFO): it names no version
+    if (err instanceof Deno.errors.NotFound || err instanceof NotRegularFile) return null;
+    throw err;
+  }
 }
 
 /** The installed Claude Code version, or null when neither the binary nor a transcript says. */

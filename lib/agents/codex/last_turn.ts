@@ -14,6 +14,7 @@ import {
   isoFromEpochSeconds,
   isoFromText,
   type LastTurn,
+  NotRegularFile,
   type RawWindow,
   readTail,
   windowNameForSeconds,
@@ -113,7 +114,8 @@ export function codexLastTurn(env: Env): LastTurn | null {
     try {
       text = readTail(path, TAIL_BYTES);
     } catch (err) {
-      if (err instanceof Deno.errors.NotFound) continue;
+      // gone meanwhile, or not a regular file (a link, a FIFO): no figures in it
+      if (err instanceof Deno.errors.NotFound || err instanceof NotRegularFile) continue;
       throw err;
     }
     const turn = lastTurnInText(text);

@@ -10,6 +10,8 @@ import type { OfflineSetup } from "../protocol.ts";
 /** The scratch-home setup for Codex. */
 export const codexOffline: OfflineSetup = {
   fakeKind: "openai",
+  // the mock provider's env_key is the provider's, not Codex's: a person would list it in [launch] env
+  personEnv: ["MOCK_API_KEY"],
   prepare({ home, fakeUrl, trustFolders }) {
     const codexHome = join(home, ".codex");
     Deno.mkdirSync(codexHome, { recursive: true });

@@ -10,6 +10,8 @@ import type { OfflineSetup } from "../protocol.ts";
 /** The scratch-home setup for Gemini CLI. */
 export const geminiOffline: OfflineSetup = {
   fakeKind: "gemini",
+  // every variable it needs is its own (GEMINI_*, GOOGLE_*)
+  personEnv: [],
   prepare({ home, fakeUrl, trustFolders }) {
     const dir = join(home, ".gemini");
     Deno.mkdirSync(dir, { recursive: true });
