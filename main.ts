@@ -19,6 +19,7 @@ import {
 const HELP = `asm: the AI Session Manager
 
   ./asm serve [--port 7777] [--testing]   run the server on 127.0.0.1
+  ./asm open [--print]                     open the page in your browser with a one-time key code
   ./asm test [path...]                     install what is missing, run every test (or those paths), print
                                            "N passed, N failed"; deno test flags as --flag=value
   ./asm verify gate0|gate1-hook|gate1-live|gate2   run one gate and print each check
@@ -70,6 +71,13 @@ async function serve(args: string[]): Promise<number> {
   const testing = flag(args, "--testing");
   const server = await startServer({ asmHome: asmHome(), port, mode: testing ? "testing" : "live" });
   console.log(`asm is serving on ${server.url} (data folder ${asmHome()})`);
+  // a one-time code only to a person at a terminal: a log or a pipe gets the plain address (then `asm open`)
+  if (Deno.stdout.isTerminal()) {
+    const { code } = server.context.codes.mint();
+    console.log(`open ${server.url}/#code=${code} (works once, within 60 s; later, run \`asm open\`)`);
+  } else {
+    console.log("run `asm open` to open the page with its key");
+  }
   const stop = async () => {
     await server.close();
     Deno.exit(0);
@@ -119,6 +127,10 @@ async function main(argv: string[]): Promise<number> {
       return await serve(args);
     case "drain":
       return drain();
+    case "open": {
+      const { openCli } = await import("./lib/server/open_cli.ts");
+      return await openCli({ print: flag(args, "--print") });
+    }
     case "test": {
       const { runAllTests } = await import("./verify/run_tests.ts");
       return await runAllTests({ extraArgs: args });

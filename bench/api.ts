@@ -7,7 +7,7 @@
  */
 import { asmIdOf, type HookEvent, isoAt } from "../lib/ledger/mod.ts";
 import { startServer } from "../lib/server/app.ts";
-import { launchChromium } from "../verify/browser.ts";
+import { launchChromium, openWithKey } from "../verify/browser.ts";
 
 /** The figures. */
 export interface ApiBench {
@@ -61,11 +61,11 @@ function event(
   };
 }
 
-async function timed(url: string, count: number): Promise<number[]> {
+async function timed(url: string, count: number, token: string): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < count; i++) {
     const t = performance.now();
-    const res = await fetch(url);
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
     await res.arrayBuffer();
     out.push(performance.now() - t);
   }
@@ -93,15 +93,15 @@ export async function benchApi(options: { sessions?: number; loads?: number } = 
       // 40 of them stay live, the rest ended
       if (i < count - 40) server.ledger.applyEvent(event(agent, sid, "SessionEnd", isoAt(t + 30_000)));
     }
-    await timed(`${server.url}/api/sessions`, 2);
-    const sessions = await timed(`${server.url}/api/sessions`, 20);
-    const live = await timed(`${server.url}/api/live`, 50);
-    const health = await timed(`${server.url}/api/health`, 50);
+    await timed(`${server.url}/api/sessions`, 2, server.token);
+    const sessions = await timed(`${server.url}/api/sessions`, 20, server.token);
+    const live = await timed(`${server.url}/api/live`, 50, server.token);
+    const health = await timed(`${server.url}/api/health`, 50, server.token);
 
     const tti: number[] = [];
     const htmlOnly: number[] = [];
     const page = await browser.newPage();
-    await page.goto(`${server.url}/`);
+    await openWithKey(page, server, "/");
     for (let i = 0; i < loads; i++) {
       await page.goto(`${server.url}/`);
       await page.waitForFunction(() =>

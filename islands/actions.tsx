@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
 /**
  * The actions: the launch dialog, and END / RESUME / CONTINUE WITH / Jump / send on a row. Every action is one
- * POST (the same routes a script or a phone would call); the page's SameSite=Strict cookie carries the token.
+ * POST (the same routes a script or a phone would call), with the page's key as its Bearer (islands/api.ts).
  * A dialog renders when a person opens it, never on a poll.
  * @module
  */
 import { signal } from "@preact/signals";
+import { api } from "./api.ts";
 
 /** An agent as the dialogs offer it. */
 export interface AgentChoice {
@@ -33,11 +34,10 @@ export async function postAction(
   path: string,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const res = await fetch(path, {
+  const res = await api(path, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
-    credentials: "same-origin",
   });
   const answer = await res.json().catch(() => ({ error: `the server answered ${res.status} without JSON` }));
   if (!res.ok) throw new Error(String(answer.error ?? `the server answered ${res.status}`));

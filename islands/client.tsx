@@ -12,6 +12,7 @@ import { startUsagePoll, UsageRow } from "./usage_row.tsx";
 import { Launches } from "./launches.tsx";
 import { SearchBox } from "./search_box.tsx";
 import { startLivePoll } from "./live_poll.ts";
+import { loadShell, takeCodeFromAddress } from "./api.ts";
 
 /** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
 const counter = globalThis as unknown as { __asmRenders: number };
@@ -38,15 +39,26 @@ hooks.__r = (vnode: any) => {
   previous?.(vnode);
 };
 
-for (const root of document.querySelectorAll<HTMLElement>("[data-island]")) {
-  const name = root.dataset.island!;
-  const component = REGISTRY[name];
-  const script = document.querySelector(`script[data-island-props="${name}"]`);
-  if (!component || !script) continue;
-  hydrate(h(component, JSON.parse(script.textContent ?? "{}")), root);
+/** Hydrates every island the page holds, then starts the polls. */
+function start(): void {
+  for (const root of document.querySelectorAll<HTMLElement>("[data-island]")) {
+    const name = root.dataset.island!;
+    const component = REGISTRY[name];
+    const script = document.querySelector(`script[data-island-props="${name}"]`);
+    if (!component || !script) continue;
+    hydrate(h(component, JSON.parse(script.textContent ?? "{}")), root);
+  }
+  counting = true;
+  const usageProps = document.querySelector('script[data-island-props="UsageRow"]');
+  if (usageProps) startUsagePoll(JSON.parse(usageProps.textContent ?? "{}").readings ?? null);
+  wireGlanceJumps();
+  startLivePoll(Number(document.body.dataset.pollMs) || 5000);
 }
-counting = true;
-const usageProps = document.querySelector('script[data-island-props="UsageRow"]');
-if (usageProps) startUsagePoll(JSON.parse(usageProps.textContent ?? "{}").readings ?? null);
-wireGlanceJumps();
-startLivePoll(Number(document.body.dataset.pollMs) || 5000);
+
+// the key first (a #code= in the address is traded for it), then the page: every poll and action needs it
+await takeCodeFromAddress();
+if (document.body.dataset.shell === "1") {
+  if (await loadShell()) start();
+} else {
+  start();
+}

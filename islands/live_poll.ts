@@ -10,6 +10,7 @@ import { fetchAllRows, renderedRows } from "./sessions_table.tsx";
 import { updateGlance } from "./top_bar.tsx";
 import { updateLaunches } from "./launches.tsx";
 import type { PendingLaunchView } from "../lib/liveness/live_payload.ts";
+import { api } from "./api.ts";
 
 /** One session in the live payload. */
 interface LiveSession {
@@ -32,7 +33,7 @@ function liveSet(ids: Iterable<string>): string {
 
 async function tick(): Promise<void> {
   const all = new URLSearchParams(location.search).get("all") === "1" ? "?all=1" : "";
-  const res = await fetch(`/api/live${all}`, { cache: "no-store" });
+  const res = await api(`/api/live${all}`);
   if (!res.ok) return;
   const live = await res.json() as {
     revision: number;

@@ -6,6 +6,7 @@
  * @module
  */
 import { signal } from "@preact/signals";
+import { api } from "./api.ts";
 
 /** Props of the search box. */
 export interface SearchBoxProps extends Record<string, unknown> {
@@ -44,7 +45,7 @@ async function search(q: string, deep: boolean, all: boolean): Promise<void> {
     const params = new URLSearchParams({ q });
     if (deep) params.set("deep", "1");
     if (all) params.set("all", "1");
-    const res = await fetch(`/api/search?${params}`, { cache: "no-store" });
+    const res = await api(`/api/search?${params}`);
     const body = await res.json();
     if (!res.ok) {
       problem.value = String(body.error ?? `the search failed (${res.status})`);

@@ -16,6 +16,7 @@ import {
 } from "../lib/ui/session_view.ts";
 import { cell } from "./live_store.ts";
 import { RowActions } from "./actions.tsx";
+import { api } from "./api.ts";
 
 /** Rows per page: the first page comes with the HTML, "Show more" adds a page. */
 export const PAGE = 200;
@@ -63,8 +64,8 @@ export function renderedRows(): SessionView[] {
 export async function fetchAllRows(): Promise<void> {
   const q = includeHidden ? "?all=1" : "";
   const [sessions, live] = await Promise.all([
-    fetch(`/api/sessions${q}`, { cache: "no-store" }).then((r) => r.json()),
-    fetch(`/api/live${q}`, { cache: "no-store" }).then((r) => r.json()),
+    api(`/api/sessions${q}`).then((r) => r.json()),
+    api(`/api/live${q}`).then((r) => r.json()),
   ]) as [
     { sessions: SessionFacts[] },
     { sessions: { asm_id: string; activity_word: string | null; activity_reason: string | null }[] },

@@ -8,6 +8,7 @@
 import { signal } from "@preact/signals";
 import type { UsageReading } from "../lib/usage/reading.ts";
 import { readingNote, windowViews } from "../lib/ui/usage_view.ts";
+import { api } from "./api.ts";
 
 /** Props of the usage row. */
 export interface UsageRowProps extends Record<string, unknown> {
@@ -55,7 +56,7 @@ export function UsageRow({ readings, now }: UsageRowProps) {
 export function startUsagePoll(initial: UsageReading[] | null): void {
   const tick = async () => {
     try {
-      const body = await (await fetch("/api/usage", { cache: "no-store" })).json() as {
+      const body = await (await api("/api/usage")).json() as {
         readings: UsageReading[];
       };
       latest.value = { readings: body.readings, now: Date.now() };

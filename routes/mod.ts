@@ -4,6 +4,7 @@
  */
 import type { Route } from "../lib/server/router.ts";
 import { healthRoutes } from "./api/health.ts";
+import { authRoutes } from "./api/auth.ts";
 import { actionRoutes } from "./api/actions.ts";
 import { liveRoutes } from "./api/live.ts";
 import { heatmapRoutes } from "./api/heatmap.ts";
@@ -21,6 +22,7 @@ import { staticRoutes } from "./static.ts";
 /** The routes, matched in order. */
 export const ROUTES: readonly Route[] = [
   ...healthRoutes,
+  ...authRoutes,
   ...actionRoutes,
   ...liveRoutes,
   ...importRoutes,

@@ -1,5 +1,5 @@
 /**
- * What the tests need on the machine, installed when missing: tmux and chromium from Debian (as root), the
+ * What the tests need on the machine, installed when missing: tmux, chromium, curl and setpriv from Debian (as root), the
  * pinned real agents with npm into .tools/agents. A missing piece that cannot be installed is one plain sentence
  * naming what to install, and counts as a failure.
  * @module
@@ -73,6 +73,13 @@ export async function ensurePrerequisites(): Promise<string[]> {
   } catch {
     const p = await aptInstall("chromium");
     if (p) problems.push(p);
+  }
+  // the security tests speak to the server as another local user: curl (as that user) and setpriv (to become it)
+  for (const [command, pkg] of [["curl", "curl"], ["setpriv", "util-linux"]]) {
+    if (!(await run(command, ["--version"])).ok) {
+      const p = await aptInstall(pkg);
+      if (p) problems.push(p);
+    }
   }
   const missing: string[] = [];
   for (const name of Object.keys(PINNED_AGENTS)) {

@@ -9,6 +9,7 @@ import { asmHome as defaultAsmHome, type Env } from "../config/paths.ts";
 import { loadAgents } from "../agents/registry.ts";
 import { Ledger, LedgerError, openReadOnly, type SessionView } from "../ledger/mod.ts";
 import { acquireWriterLock, AlreadyRunningError, currentHolder } from "../server/lock.ts";
+import { callServer, runningServer, type ServerAddress } from "../server/client.ts";
 import { projectRules } from "./config.ts";
 import { importOnce, type ImportReport } from "./import.ts";
 import { type ImportProgress, progressLine } from "./progress.ts";
@@ -64,6 +65,7 @@ function logTo(home: string): (line: Record<string, unknown>) => void {
   return (line) => {
     Deno.writeTextFileSync(path, JSON.stringify({ ts: new Date().toISOString(), ...line }) + "\n", {
       append: true,
+      mode: 0o600,
     });
   };
 }
@@ -77,10 +79,11 @@ export async function importCli(
   const out = options.out ?? consoleOutput();
   const holder = currentHolder(home);
   if (holder !== null) {
-    if (holder.port === null || holder.mode !== "serve") throw new AlreadyRunningError(holder);
-    return await askServer(home, holder.port, out, options.pollMs ?? 300);
+    const server = runningServer(home);
+    if (server === null) throw new AlreadyRunningError(holder);
+    return await askServer(server, out, options.pollMs ?? 300);
   }
-  Deno.mkdirSync(home, { recursive: true });
+  Deno.mkdirSync(home, { recursive: true, mode: 0o700 });
   const lock = acquireWriterLock(home, { mode: "import" });
   try {
     const roots = harnessRoots(home);
@@ -110,14 +113,9 @@ export async function importCli(
 }
 
 /** Asks the running server to import, then follows its progress until it is done. */
-async function askServer(home: string, port: number, out: CliOutput, pollMs: number): Promise<number> {
-  const base = `http://127.0.0.1:${port}`;
-  const token = Deno.readTextFileSync(join(home, "token")).trim();
-  out.line(`asm: a server is running (port ${port}); it does the import`);
-  const started = await fetch(`${base}/api/import`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}` },
-  });
+async function askServer(server: ServerAddress, out: CliOutput, pollMs: number): Promise<number> {
+  out.line(`asm: a server is running (port ${server.port}); it does the import`);
+  const started = await callServer(server, "/api/import", { method: "POST" });
   const body = await started.json();
   if (!started.ok && started.status !== 202) {
     out.line(`asm: the server refused the import: ${body.error ?? started.status}`);
@@ -125,7 +123,7 @@ async function askServer(home: string, port: number, out: CliOutput, pollMs: num
   }
   const show = progressPrinter(out);
   for (;;) {
-    const status = await (await fetch(`${base}/api/import`)).json();
+    const status = await (await callServer(server, "/api/import")).json();
     if (status.progress) show(status.progress);
     if (!status.running) {
       if (status.last_error) {

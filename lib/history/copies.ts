@@ -12,6 +12,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname, join, normalize } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { readTailSync, type Tail, tailOf } from "../files/mod.ts";
 
 /** The copy store of an asm home. */
 export function copyStoreOf(asmHome: string): string {
@@ -48,7 +49,9 @@ const open = new Map<string, DatabaseSync>();
 function writer(store: string): DatabaseSync {
   let db = open.get(store);
   if (db === undefined) {
-    Deno.mkdirSync(dirname(store), { recursive: true });
+    Deno.mkdirSync(dirname(store), { recursive: true, mode: 0o700 });
+    // SQLite gives its -wal and -shm files the database file's mode: create it 0600 first
+    Deno.writeFileSync(store, new Uint8Array(0), { append: true, mode: 0o600 });
     db = new DatabaseSync(store);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
@@ -189,12 +192,51 @@ export function copyBytes(ref: string): Uint8Array | null {
 }
 
 /**
+ * The last `maxBytes` (whole lines) of the copy under `ref`, decompressing only the members needed from its end;
+ * null when there is none. A copy of any size costs at most `maxBytes` plus one member (8 MB) of memory.
+ */
+export function copyTail(ref: string, maxBytes: number): Tail | null {
+  const parsed = parseRef(ref);
+  if (parsed === null) {
+    const whole = copyBytes(ref);
+    return whole === null ? null : { ...tailOf(whole, maxBytes), size: whole.length };
+  }
+  return readStore(parsed.store, (db) => {
+    const newestFirst = db.prepare("SELECT gz FROM copies WHERE name = ? ORDER BY part DESC");
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    let cut = false;
+    for (const row of newestFirst.iterate(parsed.name)) {
+      // one byte beyond the bound tells whether the window starts on a line
+      if (total > maxBytes) {
+        cut = true;
+        break;
+      }
+      const part = new Uint8Array(gunzipSync(row.gz as Uint8Array));
+      chunks.unshift(part);
+      total += part.length;
+    }
+    if (chunks.length === 0) return null;
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      bytes.set(c, at);
+      at += c.length;
+    }
+    const tail = tailOf(bytes, maxBytes);
+    return { bytes: tail.bytes, truncated: tail.truncated || cut, size: cut ? -1 : total };
+  }) ?? null;
+}
+
+/**
  * A transcript's bytes: the original when it is still there, else its copy, else null. Search and session
  * detail read through this, so a transcript the agent deleted is still readable.
  */
 export function transcriptBytes(path: string, copy: string | null): Uint8Array | null {
   try {
-    return Deno.readFileSync(path);
+    // the path may have come from a hook event: a regular file only, never through a link, never blocking
+    const tail = readTailSync(path, Number.MAX_SAFE_INTEGER);
+    return tail.bytes;
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }

@@ -9,6 +9,8 @@ import type {
   TranscriptIo,
   TranscriptStat,
 } from "../agents/transcript_types.ts";
+import { readSync } from "node:fs";
+import { closeSync, openRegularSync, readFullySync } from "../files/mod.ts";
 
 function missing(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
@@ -43,40 +45,26 @@ export const denoIo: TranscriptIo = {
     }
   },
   open(path: string): TranscriptHandle {
-    const file = Deno.openSync(path, { read: true });
-    let at = 0;
+    // a transcript path may have come from a hook event: a regular file only, never a link, never blocking
+    const file = openRegularSync(path);
     return {
-      read(into: Uint8Array, position: number): number {
-        if (position !== at) {
-          file.seekSync(position, Deno.SeekMode.Start);
-          at = position;
-        }
-        const n = file.readSync(into) ?? 0;
-        at += n;
-        return n;
-      },
-      close: () => file.close(),
+      read: (into: Uint8Array, position: number): number => readSync(file.fd, into, 0, into.length, position),
+      close: () => closeSync(file.fd),
     };
   },
   readText(path: string, maxBytes = 8 << 20): string | null {
-    let file: Deno.FsFile;
+    let file;
     try {
-      file = Deno.openSync(path, { read: true });
+      file = openRegularSync(path);
     } catch (err) {
       if (missing(err)) return null;
       throw err;
     }
     try {
-      const buf = new Uint8Array(Math.min(maxBytes, Math.max(file.statSync().size, 0)));
-      let n = 0;
-      while (n < buf.length) {
-        const got = file.readSync(buf.subarray(n));
-        if (got === null || got === 0) break;
-        n += got;
-      }
-      return new TextDecoder().decode(buf.subarray(0, n));
+      const buf = new Uint8Array(Math.min(maxBytes, Math.max(file.size, 0)));
+      return new TextDecoder().decode(buf.subarray(0, readFullySync(file.fd, buf, 0)));
     } finally {
-      file.close();
+      closeSync(file.fd);
     }
   },
 };

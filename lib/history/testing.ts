@@ -231,7 +231,7 @@ export async function serverWorld(setup: (w: ImportWorld) => void): Promise<{
   return {
     world: w,
     server,
-    get: async (path) => await (await fetch(`${server.url}${path}`)).json(),
+    get: async (path) => await (await server.api(path)).json(),
     post: (path, token = server.token) =>
       fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}` } }),
     async [Symbol.asyncDispose]() {

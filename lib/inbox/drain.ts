@@ -60,7 +60,7 @@ function listInbox(inbox: string): Listed[] {
 }
 
 function moveInto(from: string, dir: string, name: string): void {
-  Deno.mkdirSync(dir, { recursive: true });
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
   Deno.renameSync(from, join(dir, name));
 }
 

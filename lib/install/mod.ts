@@ -90,14 +90,22 @@ export function installHooks(options: InstallOptions = {}): InstallResult[] {
   if (problem !== null) {
     return selected.map((agent) => ({ kind: "NotInstalled", agent: agent.name, reason: problem }));
   }
-  for (const folder of ASM_HOME_FOLDERS) Deno.mkdirSync(join(home, folder), { recursive: true });
+  // the data folder is the user's alone: folders 0700, files 0600, the wrapper 0700 (lib/server/data_folder.ts)
+  for (const folder of ["", ...ASM_HOME_FOLDERS]) {
+    Deno.mkdirSync(join(home, folder), { recursive: true, mode: 0o700 });
+    Deno.chmodSync(join(home, folder), 0o700);
+  }
   writeIfChanged(
     wrapper,
     renderWrapper({ asmHome: home, denoPath: options.denoPath ?? Deno.execPath() }),
-    0o755,
+    0o700,
   );
   // every agent, not only the selected ones: the hook tells nested agents apart by all of their globs
-  writeIfChanged(join(home, "hook-agents.json"), formatJson(hookAgentsJson(all), DEFAULT_JSON_LAYOUT));
+  writeIfChanged(
+    join(home, "hook-agents.json"),
+    formatJson(hookAgentsJson(all), DEFAULT_JSON_LAYOUT),
+    0o600,
+  );
   const backupsDir = join(home, "backups");
   return selected.map((agent): InstallResult => {
     const adapter = hookAdapter(agent);

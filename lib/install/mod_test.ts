@@ -35,12 +35,14 @@ Deno.test("install lays out ASM_HOME, the wrapper and hook-agents.json, then eac
   );
 });
 
-Deno.test("the wrapper is ASCII, executable, and bakes in deno, the hook and ASM_HOME", () => {
+Deno.test("the wrapper is ASCII, executable by its owner only, and bakes in deno, the hook and ASM_HOME", () => {
   using homes = tempHomes();
   installHooks({ env: homes.env, denoPath: "/opt/deno/bin/deno" });
   const bytes = Deno.readFileSync(homes.wrapper);
   assert.ok(bytes.every((b) => b < 0x80), "pure ASCII");
-  assert.equal(Deno.statSync(homes.wrapper).mode! & 0o777, 0o755);
+  assert.equal(Deno.statSync(homes.wrapper).mode! & 0o777, 0o700);
+  assert.equal(Deno.statSync(homes.asmHome).mode! & 0o777, 0o700, "the data folder is private");
+  assert.equal(Deno.statSync(`${homes.asmHome}/hook-agents.json`).mode! & 0o777, 0o600);
   const text = new TextDecoder().decode(bytes);
   assert.ok(text.startsWith("#!/bin/sh\n"));
   assert.ok(text.includes(`ASM_HOME='${homes.asmHome}'; export ASM_HOME\n`));

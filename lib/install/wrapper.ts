@@ -29,6 +29,8 @@ export function renderWrapper(options: { asmHome: string; denoPath: string; hook
   return [
     "#!/bin/sh",
     "# asm hook wrapper, written by `asm install`: asm-hook <agent> [event-hint] [json-arg]",
+    "# everything the hook writes (events, its log, Deno's cache) is the user's alone; the hook starts nothing",
+    "umask 077",
     `ASM_HOME=${shellWord(options.asmHome)}; export ASM_HOME`,
     `DENO_DIR=${shellWord(`${options.asmHome}/cache/deno`)}; export DENO_DIR`,
     `exec ${shellWord(options.denoPath)} run -A --no-config --no-lock --no-prompt ${

@@ -25,6 +25,8 @@ Deno.test("the wrapper is the runbook's script with the paths baked in", () => {
     [
       "#!/bin/sh",
       "# asm hook wrapper, written by `asm install`: asm-hook <agent> [event-hint] [json-arg]",
+      "# everything the hook writes (events, its log, Deno's cache) is the user's alone; the hook starts nothing",
+      "umask 077",
       "ASM_HOME='/h/.asm'; export ASM_HOME",
       "DENO_DIR='/h/.asm/cache/deno'; export DENO_DIR",
       `exec '/opt/deno' run -A --no-config --no-lock --no-prompt '/repo/hooks/hook.ts' "$@"`,

@@ -6,7 +6,8 @@
  * @module
  */
 import type { TranscriptLine } from "../agents/transcript_types.ts";
-import { transcriptBytes } from "../history/copies.ts";
+import { copyTail } from "../history/copies.ts";
+import { NotRegularFile, readTailSync } from "../files/mod.ts";
 import { SEARCHED_KINDS } from "./text.ts";
 
 /** What one agent says one line is. */
@@ -20,51 +21,19 @@ export interface ScanBytes {
 }
 
 /**
- * Reads the last `maxBytes` of `path` (whole lines only), or of its copy when the original is gone; null when
- * neither exists.
+ * Reads the last `maxBytes` of `path` (whole lines), or of its copy when the original is gone; null when neither
+ * exists. A path that is not a regular file (a FIFO, a device, a link) is read as nothing: it holds no transcript.
  */
 export function readTail(path: string, copy: string | null, maxBytes: number): ScanBytes | null {
-  let file: Deno.FsFile;
   try {
-    file = Deno.openSync(path, { read: true });
+    const tail = readTailSync(path, maxBytes);
+    return { bytes: tail.bytes, truncated: tail.truncated };
   } catch (err) {
+    if (err instanceof NotRegularFile) return { bytes: new Uint8Array(0), truncated: false };
     if (!(err instanceof Deno.errors.NotFound)) throw err;
-    const whole = transcriptBytes(path, copy);
-    return whole === null ? null : tailOf(whole, maxBytes);
   }
-  try {
-    const size = file.statSync().size;
-    if (size <= maxBytes) return { bytes: readAt(file, 0, size), truncated: false };
-    // one byte more than the bound: if it is a newline, the window starts exactly on a line
-    const from = size - maxBytes - 1;
-    return { bytes: afterFirstNewline(readAt(file, from, size - from)), truncated: true };
-  } finally {
-    file.close();
-  }
-}
-
-function readAt(file: Deno.FsFile, position: number, length: number): Uint8Array {
-  const buf = new Uint8Array(length);
-  file.seekSync(position, Deno.SeekMode.Start);
-  let got = 0;
-  while (got < length) {
-    const n = file.readSync(buf.subarray(got));
-    if (n === null || n === 0) break; // the file shrank while we read: keep what we have
-    got += n;
-  }
-  return buf.subarray(0, got);
-}
-
-/** The last `maxBytes` of `bytes` (whole lines only), and whether anything was cut. */
-export function tailOf(bytes: Uint8Array, maxBytes: number): ScanBytes {
-  if (bytes.length <= maxBytes) return { bytes, truncated: false };
-  return { bytes: afterFirstNewline(bytes.subarray(bytes.length - maxBytes - 1)), truncated: true };
-}
-
-/** A cut window's first line is a fragment: the window starts after its first newline. */
-function afterFirstNewline(window: Uint8Array): Uint8Array {
-  const nl = window.indexOf(0x0a);
-  return nl === -1 ? window.subarray(window.length) : window.subarray(nl + 1);
+  const copied = copy === null ? null : copyTail(copy, maxBytes);
+  return copied === null ? null : { bytes: copied.bytes, truncated: copied.truncated };
 }
 
 /**

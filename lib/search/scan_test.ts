@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { TranscriptLine } from "../agents/transcript_types.ts";
-import { messageLines, readTail, tailOf } from "./scan.ts";
+import { messageLines, readTail } from "./scan.ts";
+import { tailOf } from "../files/mod.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

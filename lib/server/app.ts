@@ -10,8 +10,16 @@ import { harnessRoots } from "../config/paths.ts";
 import { loadAgents, orphanEventReason } from "../agents/registry.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
 import { BackgroundTask } from "./tasks.ts";
-import { jsonError, matchRoute, type Route, type ServerContext } from "./router.ts";
-import { installToken, refusal } from "./security.ts";
+import { json, jsonError, matchRoute, type Route, type ServerContext } from "./router.ts";
+import { admit, installToken } from "./security.ts";
+import { OneTimeCodes } from "./codes.ts";
+import { type PeerOwner, peerOwner } from "../procs/mod.ts";
+import { NODE_FILES } from "../files/mod.ts";
+import { loadSettings } from "../config/settings.ts";
+import { ASM_VERSION } from "../config/version.ts";
+import { refusalPage, shellPage } from "../ui/document.tsx";
+import { islandBundle } from "../ui/bundle.ts";
+import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
 import { ROUTES } from "../../routes/mod.ts";
 
@@ -30,6 +38,10 @@ export interface ServerOptions {
   services?: readonly Service[];
   /** where agent folders are resolved from (default: the process environment) */
   env?: Record<string, string>;
+  /** who opened a connection (default: the kernel's socket table); tests hand in "unknown" or another uid */
+  peerOwner?: (peer: { hostname: string; port: number }, serverPort: number) => PeerOwner;
+  /** the file reads requests trigger (default: node:fs, regular files only); tests count or hold them */
+  files?: ServerContext["files"];
 }
 
 /** A running server. */
@@ -41,6 +53,8 @@ export interface RunningServer {
   context: ServerContext;
   /** the install token (tests send it as a Bearer) */
   token: string;
+  /** a request to this server with the token as its Bearer (what `asm` commands and scripts send) */
+  api(path: string, init?: RequestInit): Promise<Response>;
   /** runs one drain now (tests and `./asm drain` share the code path) */
   drainNow(): DrainReport;
   close(): Promise<void>;
@@ -56,19 +70,59 @@ export function registryIgnoreReason(asmHome: string): (event: HookEvent, ledger
   return (event, ledger) => ledger.hasSession(event.asm_id) ? null : orphan(event);
 }
 
-/** Creates asm's data folder layout. */
+/** Creates asm's data folder layout: every folder 0700 (the data is the user's, and nobody else's). */
 export function ensureDataFolder(asmHome: string): void {
   for (const dir of ["", "inbox", "processed", "rejected", "launches", "bin", "rules", "backups"]) {
-    Deno.mkdirSync(join(asmHome, dir), { recursive: true });
+    const path = join(asmHome, dir);
+    Deno.mkdirSync(path, { recursive: true, mode: 0o700 });
+    Deno.chmodSync(path, 0o700);
   }
 }
 
-/** Appends one JSON line to `$ASM_HOME/server.log`. */
+/** Appends one JSON line to `$ASM_HOME/server.log` (created 0600). */
 export function serverLogger(asmHome: string): (line: Record<string, unknown>) => void {
   const path = join(asmHome, "server.log");
   return (line) => {
-    Deno.writeTextFileSync(path, JSON.stringify({ ts: isoAt(), ...line }) + "\n", { append: true });
+    Deno.writeTextFileSync(path, JSON.stringify({ ts: isoAt(), ...line }) + "\n", {
+      append: true,
+      mode: 0o600,
+    });
   };
+}
+
+/** Bodies of state-changing requests are read up to this many bytes unless the route says otherwise. */
+export const DEFAULT_BODY_BYTES = 64 * 1024;
+/** Heavy requests (search, the session page) served at once; more wait for none: they get a 503 at once. */
+export const MAX_HEAVY = 4;
+
+/** The request with its body read into memory, or how many bytes were read before the limit was passed. */
+async function boundedBody(req: Request, limit: number): Promise<Request | { over: number }> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    await req.body?.cancel();
+    return { over: 0 };
+  }
+  if (req.body === null) return req;
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel();
+      return { over: total };
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.length;
+  }
+  return new Request(req.url, { method: req.method, headers: req.headers, body, signal: req.signal });
 }
 
 /** Takes the writer lock, opens the ledger, binds 127.0.0.1 and starts the background tasks. */
@@ -78,6 +132,19 @@ export function startServer(options: ServerOptions): RunningServer {
   ensureDataFolder(asmHome);
   const lock: WriterLock = acquireWriterLock(asmHome, { mode: "serve", port: options.port || null });
   const log = serverLogger(asmHome);
+  const tightened = tightenDataFolder(asmHome);
+  if (tightened.changed.length) {
+    log({
+      what: "data folder tightened",
+      paths: tightened.changed.length,
+      first: tightened.changed.slice(0, 5),
+    });
+  }
+  for (const { path, error } of tightened.failed.slice(0, 5)) {
+    log({ what: "data folder: could not make private", path, error });
+  }
+  const { settings, problem: settingsProblem } = loadSettings(asmHome);
+  if (settingsProblem) log({ what: "config.toml", problem: settingsProblem });
   let ledger: Ledger;
   try {
     ledger = Ledger.open(join(asmHome, "ledger.sqlite"), { harnessRoots: harnessRoots(asmHome) });
@@ -107,26 +174,65 @@ export function startServer(options: ServerOptions): RunningServer {
     tasks: () => tasks.map((t) => t.status()),
     lock: lock.holder,
     token,
+    codes: new OneTimeCodes(),
+    files: options.files ?? NODE_FILES,
+    settings,
   };
   for (const service of options.services ?? SERVICES) {
     tasks.push(new BackgroundTask(service.name, service.everyMs, () => service.run(context), log));
   }
+  const ownerOf = options.peerOwner ?? ((peer, serverPort) => peerOwner(peer, serverPort));
+  const serverUid = Deno.uid() ?? -1;
+  const refusedUids = new Set<number>();
+  let heavy = 0;
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port: options.port,
     onListen: () => {},
-    handler: async (req) => {
-      const refused = refusal(req, port, token);
-      if (refused !== null) return jsonError(403, refused);
+    handler: async (req, info) => {
       const url = new URL(req.url);
+      const api = url.pathname === "/api" || url.pathname.startsWith("/api/");
+      const owner = ownerOf(info.remoteAddr, port);
+      const verdict = admit(req, { port, token, owner, serverUid, allowedUids: settings.allowedUids });
+      if (verdict.kind === "refuse") {
+        if (typeof owner === "object" && verdict.status === 403 && !refusedUids.has(owner.uid)) {
+          refusedUids.add(owner.uid); // one line per uid: a client retrying must not fill the log
+          log({ what: "refused", uid: owner.uid, why: verdict.message });
+        }
+        return api
+          ? jsonError(verdict.status, verdict.message)
+          : refusalPage(verdict.status, verdict.message);
+      }
+      if (verdict.kind === "health") return json({ ok: true, status: "up", version: ASM_VERSION });
+      if (verdict.kind === "shell") return shellPage((await islandBundle()).url);
       const found = matchRoute(routes, req.method, url.pathname);
       if (!found) return jsonError(404, `no route for ${req.method} ${url.pathname}`);
+      let request = req;
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        const limit = found.route.maxBodyBytes ?? DEFAULT_BODY_BYTES;
+        const bounded = await boundedBody(req, limit);
+        if (!(bounded instanceof Request)) {
+          log({ what: "request body refused", route: found.route.pattern, limit, read: bounded.over });
+          return jsonError(413, `a request to ${found.route.pattern} may carry at most ${limit} bytes`);
+        }
+        request = bounded;
+      }
+      if (found.route.heavy) {
+        if (heavy >= MAX_HEAVY) {
+          const busy = jsonError(503, `asm is busy with ${heavy} heavy requests; try again in a moment`);
+          busy.headers.set("retry-after", "1");
+          return busy;
+        }
+        heavy++;
+      }
       try {
-        return await found.route.handle(req, context, found.params);
+        return await found.route.handle(request, context, found.params);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log({ what: "route failed", route: found.route.pattern, error: message });
         return jsonError(500, message);
+      } finally {
+        if (found.route.heavy) heavy--;
       }
     },
   });
@@ -142,6 +248,11 @@ export function startServer(options: ServerOptions): RunningServer {
     ledger,
     context,
     token,
+    api(path, init = {}) {
+      const headers = new Headers(init.headers);
+      headers.set("authorization", `Bearer ${token}`);
+      return fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers });
+    },
     drainNow,
     async close() {
       if (closed) return;

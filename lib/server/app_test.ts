@@ -33,7 +33,7 @@ Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox o
   const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
   const server = await startServer({ asmHome: home, port: 0, drainEveryMs: 100, services: [] });
   try {
-    const health = await (await fetch(`${server.url}/api/health`)).json();
+    const health = await (await server.api(`/api/health`)).json();
     assert.equal(health.ok, true);
     assert.equal(health.port, server.port);
     assert.equal(health.pid, Deno.pid);
@@ -41,7 +41,7 @@ Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox o
     const e = hookEvent({ cwd: "/home/user/work" });
     Deno.writeTextFileSync(join(home, "inbox", `${e.event_id}.json`), JSON.stringify(e));
     const counts = await waitFor("the drain", async () => {
-      const h = await (await fetch(`${server.url}/api/health`)).json();
+      const h = await (await server.api(`/api/health`)).json();
       return h.counts.sessions === 1 ? h.counts : null;
     });
     assert.equal(counts.events, 1);
@@ -106,7 +106,10 @@ Deno.test("a second server on the same ASM_HOME refuses with a sentence naming t
     assert.equal(second.code, 1);
     assert.match(err, new RegExp(`pid ${first.pid}, port ${lock.port}`));
     // the first one is still serving
-    const res = await fetch(`http://127.0.0.1:${lock.port}/api/health`);
+    const token = Deno.readTextFileSync(join(home, "token")).trim();
+    const res = await fetch(`http://127.0.0.1:${lock.port}/api/health`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal((await res.json()).pid, first.pid);
   } finally {
     first.kill("SIGTERM");

@@ -69,7 +69,7 @@ export function acquireWriterLock(
   options: { mode: string; port?: number | null },
 ): WriterLock {
   const path = join(asmHome, "server.lock");
-  Deno.mkdirSync(asmHome, { recursive: true });
+  Deno.mkdirSync(asmHome, { recursive: true, mode: 0o700 });
   const me = identityOf(Deno.pid);
   if (!me) {
     throw new Error(

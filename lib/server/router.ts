@@ -6,6 +6,9 @@
 import type { Ledger } from "../ledger/mod.ts";
 import type { TaskStatus } from "./tasks.ts";
 import type { LockHolder } from "./lock.ts";
+import type { OneTimeCodes } from "./codes.ts";
+import type { FileReader } from "../files/mod.ts";
+import type { Settings } from "../config/settings.ts";
 
 /** What every handler and background service can reach. */
 export interface ServerContext {
@@ -18,8 +21,14 @@ export interface ServerContext {
   log(line: Record<string, unknown>): void;
   tasks(): TaskStatus[];
   lock: LockHolder;
-  /** the install token: the page sets it as its SameSite=Strict cookie */
+  /** the install token (never sent in a cookie or a URL: see security.ts) */
   token: string;
+  /** the one-time codes `asm open` trades for the token */
+  codes: OneTimeCodes;
+  /** every file read a request triggers goes through this (regular files only, bounded by the caller) */
+  files: FileReader;
+  /** config.toml's server settings, read at start */
+  settings: Settings;
 }
 
 /** One route. */
@@ -28,13 +37,21 @@ export interface Route {
   /** `/api/sessions/:id/end`: `:id` is captured into `params.id` */
   pattern: string;
   handle(req: Request, ctx: ServerContext, params: Record<string, string>): Response | Promise<Response>;
+  /** the most bytes its body may carry (default 64 KiB); more is a 413 and is not read on */
+  maxBodyBytes?: number;
+  /** a request that reads transcripts or scans: only a few run at once, the rest get a 503 */
+  heavy?: boolean;
 }
 
 /** A JSON response that is never cached. */
 export function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
   });
 }
 

@@ -1,21 +1,39 @@
 /**
- * Security is a feature: the server binds 127.0.0.1 only; a request whose Host is not this server's own
- * (`127.0.0.1:<port>` or `localhost:<port>`) is refused (DNS rebinding); a state-changing request needs no foreign
- * Origin and the install token (the page's SameSite=Strict cookie, or `Authorization: Bearer` for scripts, read
- * from `$ASM_HOME/token`). No CORS headers, ever.
+ * Who gets in. asm launches agents, types into their windows and ends processes, so every hole is code execution
+ * on the person's machine; this module decides, for every request, page or API, before any route runs:
+ *
+ * 1. **Host**: only `127.0.0.1:<port>` or `localhost:<port>` (a DNS-rebinding page names its own host).
+ * 2. **The peer's uid** (Linux): the kernel's socket table names the local user that opened the connection; a uid
+ *    other than the server's own (or one listed in config `allowed_uids`) is refused, with the uid named. A
+ *    connection the table does not show is refused too (fail closed).
+ * 3. **The install token**, a second factor on every `/api/*` request, GET included, as `Authorization: Bearer`
+ *    (a WebSocket sends it in `Sec-WebSocket-Protocol` as `asm.token.<token>`, with its Origin checked). No cookie
+ *    carries it: cookies ignore ports, so every other service on 127.0.0.1 would receive it. The page gets it once
+ *    by trading a one-time code (`asm open`) at `POST /api/token`. `/api/health` without it answers only "up".
+ * 4. **Origin**: a state-changing request from another origin is refused. No CORS headers, ever.
+ *
+ * Pages carry private data only behind the peer-uid check; where the platform cannot name the peer, a page is its
+ * shell (no data), which loads the real page with the token. Pure: {@link admit} takes the facts and decides.
  * @module
  */
+import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
+import type { PeerOwner } from "../procs/mod.ts";
 
-/** The cookie that carries the install token for the page. */
-export const TOKEN_COOKIE = "asm_token";
+/** The WebSocket subprotocol prefix that carries the token (browsers cannot set headers on a WebSocket). */
+export const WS_TOKEN_PREFIX = "asm.token.";
+/** The subprotocol a WebSocket route answers with. */
+export const WS_PROTOCOL = "asm.v1";
 
-/** Reads `$ASM_HOME/token`, creating it (0600, 32 random bytes as hex) when missing. */
+/** Reads `$ASM_HOME/token`, creating it (0600, 32 random bytes as hex) when missing; re-tightens its mode. */
 export function installToken(asmHome: string): string {
   const path = join(asmHome, "token");
   try {
     const token = Deno.readTextFileSync(path).trim();
-    if (/^[0-9a-f]{64}$/.test(token)) return token;
+    if (/^[0-9a-f]{64}$/.test(token)) {
+      Deno.chmodSync(path, 0o600);
+      return token;
+    }
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
@@ -31,39 +49,116 @@ export function hostAllowed(host: string | null, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
 }
 
-function cookieValue(header: string | null, name: string): string | null {
-  for (const part of (header ?? "").split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === name) return v.join("=");
-  }
-  return null;
-}
-
 /** Constant-time comparison, so the token cannot be guessed a character at a time. */
-function sameToken(a: string | null, b: string): boolean {
-  if (a === null || a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+export function sameToken(given: string | null, token: string): boolean {
+  if (given === null) return false;
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/**
- * Why a request must be refused, as a sentence, or null when it may go on. GETs need only the right Host; a
- * POST also needs a same-origin (or no) Origin and the token.
- */
-export function refusal(req: Request, port: number, token: string): string | null {
-  if (!hostAllowed(req.headers.get("host"), port)) {
-    return "this server answers only to 127.0.0.1 and localhost on its own port";
-  }
-  if (req.method === "GET" || req.method === "HEAD") return null;
-  const origin = req.headers.get("origin");
-  if (origin !== null && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
-    return `a request from ${origin} may not change anything here`;
-  }
-  const bearer = req.headers.get("authorization")?.match(/^Bearer (\S+)$/)?.[1] ?? null;
-  const cookie = cookieValue(req.headers.get("cookie"), TOKEN_COOKIE);
-  if (!sameToken(bearer, token) && !sameToken(cookie, token)) {
-    return "this action needs asm's install token (the page's cookie, or Authorization: Bearer from $ASM_HOME/token)";
+/** The token a request carries: the Bearer header, or a WebSocket's subprotocol. */
+export function presentedToken(req: Request): string | null {
+  const bearer = req.headers.get("authorization")?.match(/^Bearer (\S+)$/)?.[1];
+  if (bearer) return bearer;
+  if (!isWebSocket(req)) return null;
+  for (const p of (req.headers.get("sec-websocket-protocol") ?? "").split(",")) {
+    const v = p.trim();
+    if (v.startsWith(WS_TOKEN_PREFIX)) return v.slice(WS_TOKEN_PREFIX.length);
   }
   return null;
+}
+
+function isWebSocket(req: Request): boolean {
+  return req.headers.get("upgrade")?.toLowerCase() === "websocket";
+}
+
+/** What the server knows about a connection besides the request itself. */
+export interface AdmissionFacts {
+  /** The port this server listens on. */
+  port: number;
+  /** The install token. */
+  token: string;
+  /** Who opened the connection (lib/procs `peerOwner`). */
+  owner: PeerOwner;
+  /** The server's own uid. */
+  serverUid: number;
+  /** Other uids config lets in. */
+  allowedUids: readonly number[];
+}
+
+/** The decision on one request. */
+export type Admission =
+  | { kind: "refuse"; status: 401 | 403; message: string }
+  /** `/api/health` without the token: it answers only that the server is up. */
+  | { kind: "health" }
+  /** A page whose peer cannot be named and that brought no token: its shell, without private data. */
+  | { kind: "shell" }
+  | { kind: "pass" };
+
+/** The sentence a page without a key shows, and the API's 401 says. */
+export const NO_KEY =
+  "this needs asm's key: open the page with `asm open`, or send Authorization: Bearer <the token in $ASM_HOME/token>";
+
+function sameOrigin(origin: string, port: number): boolean {
+  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+}
+
+/** Decides one request. Pure. */
+export function admit(req: Request, facts: AdmissionFacts): Admission {
+  const { port, owner } = facts;
+  if (!hostAllowed(req.headers.get("host"), port)) {
+    return {
+      kind: "refuse",
+      status: 403,
+      message: "this server answers only to 127.0.0.1 and localhost on its own port",
+    };
+  }
+  if (owner === "not found") {
+    return {
+      kind: "refuse",
+      status: 403,
+      message: "asm could not tell which local user opened this connection, so it refuses it",
+    };
+  }
+  const peerKnown = owner !== "unknown";
+  if (peerKnown && owner.uid !== facts.serverUid && !facts.allowedUids.includes(owner.uid)) {
+    return {
+      kind: "refuse",
+      status: 403,
+      message:
+        `asm answers only to the user running it (uid ${facts.serverUid}); this connection came from ` +
+        `uid ${owner.uid}. To let that user in, add ${owner.uid} to allowed_uids in asm's config.toml`,
+    };
+  }
+  const path = new URL(req.url).pathname;
+  const origin = req.headers.get("origin");
+  const changes = req.method !== "GET" && req.method !== "HEAD";
+  if ((changes || isWebSocket(req)) && origin !== null && !sameOrigin(origin, port)) {
+    return { kind: "refuse", status: 403, message: `a request from ${origin} may not reach asm` };
+  }
+  const keyed = sameToken(presentedToken(req), facts.token);
+  if (isWebSocket(req)) {
+    // a browser always sends Origin on a WebSocket: one without it is not the page
+    if (origin === null) {
+      return { kind: "refuse", status: 403, message: "a WebSocket to asm must come from its page" };
+    }
+    return keyed ? { kind: "pass" } : { kind: "refuse", status: 401, message: NO_KEY };
+  }
+  if (path.startsWith("/static/")) return { kind: "pass" }; // the page's script: no private data
+  if (path === "/api/token" && req.method === "POST") {
+    // trading a one-time code for the token: the code is the credential, and only the page trades it
+    if (origin === null) {
+      return { kind: "refuse", status: 403, message: "only asm's page trades a code for its key" };
+    }
+    return { kind: "pass" };
+  }
+  if (path === "/api" || path.startsWith("/api/")) {
+    if (keyed) return { kind: "pass" };
+    if (path === "/api/health" && req.method === "GET") return { kind: "health" };
+    return { kind: "refuse", status: 401, message: NO_KEY };
+  }
+  // a page: its private data only to a peer the kernel named, or to a request that brought the token
+  if (peerKnown || keyed) return { kind: "pass" };
+  return { kind: "shell" };
 }

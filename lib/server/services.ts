@@ -8,6 +8,7 @@ import { IMPORT_EVERY_MS, importService, REFRESH_EVERY_MS, refreshService } from
 import { CORRELATE_EVERY_MS, correlateForServer } from "../launch/mod.ts";
 import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";
+import { pruneProcessed } from "./data_folder.ts";
 
 /** A periodic job of the server. Runs never overlap themselves; an error is logged and the timer carries on. */
 export interface Service {
@@ -27,4 +28,15 @@ export const SERVICES: readonly Service[] = [
   { name: "launches", everyMs: CORRELATE_EVERY_MS, run: (ctx) => void correlateForServer(ctx) },
   // the deep search index: catches up with what the import read (cheap when nothing changed: one query)
   { name: "search-index", everyMs: SEARCH_INDEX_EVERY_MS, run: searchIndexService },
+  // drained hook events hold prompts: kept processed_days (config.toml, default 30), then removed
+  {
+    name: "prune",
+    everyMs: 3_600_000,
+    run: (ctx) => {
+      const removed = pruneProcessed(ctx.asmHome, ctx.settings.processedDays);
+      if (removed > 0) {
+        ctx.log({ what: "processed events pruned", removed, days: ctx.settings.processedDays });
+      }
+    },
+  },
 ];

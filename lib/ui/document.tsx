@@ -5,7 +5,6 @@
  */
 import type { ComponentChildren } from "preact";
 import { renderToString } from "preact-render-to-string";
-import { TOKEN_COOKIE } from "../server/security.ts";
 
 /** The page's style. Numbers are tabular so a changing count never moves its neighbours. */
 export const STYLE = `
@@ -96,6 +95,8 @@ button.primary { background: var(--accent); color: var(--bg); border-color: var(
 .dialog input, .dialog select, .dialog textarea { font: inherit; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 4px; padding: 4px; }
 .dialog footer { display: flex; justify-content: flex-end; gap: 8px; } .dialog .why { color: var(--muted); margin: 0; }
+.key-banner { margin: 0; padding: 6px 16px; background: var(--chip); color: var(--warn); border-bottom: 1px solid var(--line); }
+.refusal { max-width: 70ch; padding: 24px 16px; }
 `;
 
 /** Props of the document. */
@@ -133,6 +134,7 @@ function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRo
           </nav>
           {topBar}
         </header>
+        <p class="key-banner" data-key-banner hidden></p>
         {usageRow && <div class="usage-bar">{usageRow}</div>}
         <main>{children}</main>
         <script type="module" src={bundleUrl}></script>
@@ -141,16 +143,69 @@ function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRo
   );
 }
 
-/** A full HTML response: the document, no caching, and the install token as a SameSite=Strict cookie. */
-export function pageResponse(props: DocumentProps, token: string): Response {
+/** Headers every page carries: never cached, never framed, its script only from here, no Referer sent on. */
+function pageHeaders(): HeadersInit {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "content-security-policy":
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
+  };
+}
+
+/**
+ * A full HTML response: the document. No cookie: the page gets asm's key once, by trading a one-time code
+ * (lib/server/codes.ts), and sends it as a header.
+ */
+export function pageResponse(props: DocumentProps): Response {
   const html = "<!doctype html>" + renderToString(<Document {...props} />);
-  return new Response(html, {
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "set-cookie": `${TOKEN_COOKIE}=${token}; Path=/; SameSite=Strict; HttpOnly`,
-      "x-content-type-options": "nosniff",
-      "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'",
-    },
-  });
+  return new Response(html, { headers: pageHeaders() });
+}
+
+/**
+ * The shell of a page, for a browser whose user the platform cannot name: the style and the script, no data.
+ * The script trades a code for the key if the address has one, then loads the real page with the key.
+ */
+export function shellPage(bundleUrl: string): Response {
+  const html = "<!doctype html>" + renderToString(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>asm</title>
+        <style dangerouslySetInnerHTML={{ __html: STYLE }} />
+      </head>
+      <body data-shell="1">
+        <header>
+          <h1>asm</h1>
+        </header>
+        <p class="key-banner" data-key-banner hidden></p>
+        <main>
+          <p class="empty">Loading…</p>
+        </main>
+        <script type="module" src={bundleUrl}></script>
+      </body>
+    </html>,
+  );
+  return new Response(html, { headers: pageHeaders() });
+}
+
+/** A refused page: the sentence why, and nothing else. */
+export function refusalPage(status: number, message: string): Response {
+  const html = "<!doctype html>" + renderToString(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>asm: refused</title>
+        <style dangerouslySetInnerHTML={{ __html: STYLE }} />
+      </head>
+      <body>
+        <p class="refusal">{message}</p>
+      </body>
+    </html>,
+  );
+  return new Response(html, { status, headers: pageHeaders() });
 }

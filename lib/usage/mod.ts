@@ -41,3 +41,4 @@ export {
 } from "./credentials.ts";
 export { finite, isoFromEpochSeconds, isoFromText, windowNameForSeconds } from "./window_name.ts";
 export { readTail } from "./tail.ts";
+export { NotRegularFile } from "../files/mod.ts";

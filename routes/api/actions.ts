@@ -42,6 +42,9 @@ async function body(req: Request): Promise<Record<string, unknown>> {
   return parsed as Record<string, unknown>;
 }
 
+/** The most an action's body may carry. */
+export const ACTION_BODY_BYTES = 1 << 20;
+
 function action(
   pattern: string,
   run: (
@@ -53,6 +56,8 @@ function action(
   return {
     method: "POST",
     pattern,
+    // a prompt may be 100,000 bytes, and JSON spells a control character in six
+    maxBodyBytes: ACTION_BODY_BYTES,
     async handle(req, ctx, params) {
       try {
         return json(await run(ctx, await body(req), params));

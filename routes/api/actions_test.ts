@@ -62,7 +62,7 @@ Deno.test("every action is a POST whose refusal is a sentence with a 4xx status"
 Deno.test("an action without the install token is refused before it runs", async () => {
   await using w = world();
   const res = await w.post("/api/sessions/nope/end", "", "0".repeat(64));
-  assert.equal(res.status, 403);
+  assert.equal(res.status, 401, "a wrong key is refused before the route looks for the session");
 });
 
 Deno.test("GET /api/launches lists the launches still waiting for their session, with what they wait on", async () => {
@@ -82,7 +82,7 @@ Deno.test("GET /api/launches lists the launches still waiting for their session,
     waiting_reason: "Claude Code asks whether you trust this folder; answer in its window",
     host: "tmux",
   });
-  const body = await (await fetch(`${w.server.url}/api/launches`)).json();
+  const body = await (await w.server.api(`/api/launches`)).json();
   assert.deepEqual(body.pending.map((l: LaunchRow) => [l.token, l.waiting_reason]), [[
     "asmlt_waiting",
     "Claude Code asks whether you trust this folder; answer in its window",

@@ -9,7 +9,7 @@ Deno.test("POST /api/import needs the install token, starts one import, and GET 
     );
   });
   const refused = await s.post("/api/import", "0".repeat(64));
-  assert.equal(refused.status, 403);
+  assert.equal(refused.status, 401, "a wrong key is refused");
   await refused.body?.cancel();
   assert.equal((await s.get("/api/import")).runs, 0, "a refused request started nothing");
   const started = await s.post("/api/import");

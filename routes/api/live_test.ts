@@ -7,7 +7,7 @@ Deno.test("GET /api/live lists the live sessions with their words, and its revis
   const home = Deno.makeTempDirSync({ prefix: "asm-live-route-" });
   const server = startServer({ asmHome: home, port: 0, services: [] });
   try {
-    const get = async (path = "/api/live") => await (await fetch(`${server.url}${path}`)).json();
+    const get = async (path = "/api/live") => await (await server.api(path)).json();
     const visible = hookEvent({ agent_session_id: "aaaaaaaa-0000-4000-8000-000000000001", cwd: "/home/u/p" });
     const hidden = hookEvent({ agent_session_id: "bbbbbbbb-0000-4000-8000-000000000002", cwd: home });
     server.ledger.applyEvent(visible);

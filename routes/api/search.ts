@@ -26,6 +26,7 @@ export function limitsOf(params: URLSearchParams): Partial<SearchLimits> {
 export const searchRoutes: Route[] = [{
   method: "GET",
   pattern: "/api/search",
+  heavy: true,
   async handle(req, ctx) {
     const params = new URL(req.url).searchParams;
     try {

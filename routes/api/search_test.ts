@@ -59,7 +59,7 @@ Deno.test("GET /api/search: shallow by default, deep=1 reads transcripts, hidden
 
 Deno.test("GET /api/search refuses a one-character query with a 400 and a sentence", async () => {
   await using s = await searchServer();
-  const res = await fetch(`${s.server.url}/api/search?q=a&deep=1`);
+  const res = await s.server.api(`/api/search?q=a&deep=1`);
   assert.equal(res.status, 400);
   assert.match((await res.json()).error, /at least 2 characters/);
 });

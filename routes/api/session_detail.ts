@@ -7,7 +7,8 @@
 import { adapterOf, loadAgents } from "../../lib/agents/registry.ts";
 import { filesOfSession, launchesOf } from "../../lib/ledger/mod.ts";
 import { json, jsonError, type Route, type ServerContext } from "../../lib/server/router.ts";
-import { transcriptBytes } from "../../lib/history/copies.ts";
+import { copyTail } from "../../lib/history/copies.ts";
+import { NotRegularFile, readTail, type Tail } from "../../lib/files/mod.ts";
 import { messagesOf, type MessageView } from "../../lib/ui/transcript_view.ts";
 
 /** The most of one transcript the detail reads: its tail, so a huge file costs a bounded read. */
@@ -25,19 +26,27 @@ export interface SessionDetail {
   note: string | null;
 }
 
-function* linesOf(bytes: Uint8Array): Generator<string> {
-  let start = 0;
-  if (bytes.length > MAX_BYTES_PER_FILE) {
-    start = bytes.length - MAX_BYTES_PER_FILE;
-    // start at a line boundary: a cut line is not a line
-    while (start < bytes.length && bytes[start - 1] !== 10) start++;
+/**
+ * The newest `MAX_BYTES_PER_FILE` of one transcript (whole lines), read off the event loop through the server's
+ * file seam; its copy when the agent deleted it; a sentence when the path is not a regular file (a hook event's
+ * `transcript_path` is hostile: a FIFO, `/dev/zero`, a link to a secret).
+ */
+async function transcriptTail(
+  ctx: ServerContext,
+  path: string,
+  copy: string | null,
+): Promise<Tail | string | null> {
+  try {
+    return await readTail(path, MAX_BYTES_PER_FILE, ctx.files);
+  } catch (err) {
+    if (err instanceof NotRegularFile) return err.message;
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  const text = new TextDecoder().decode(bytes.subarray(start));
-  yield* text.split("\n");
+  return copy === null ? null : copyTail(copy, MAX_BYTES_PER_FILE);
 }
 
 /** The detail of one session, or null when the ledger has no such session. */
-export function sessionDetail(ctx: ServerContext, asmId: string): SessionDetail | null {
+export async function sessionDetail(ctx: ServerContext, asmId: string): Promise<SessionDetail | null> {
   const session = ctx.ledger.session(asmId);
   if (!session) return null;
   const full = ctx.ledger.query("SELECT * FROM sessions WHERE asm_id = ?", asmId)[0] ?? {};
@@ -55,16 +64,22 @@ export function sessionDetail(ctx: ServerContext, asmId: string): SessionDetail 
     const copy = (full.transcript_copy as string | null) ?? null;
     const lines: string[] = [];
     let missing = 0;
+    const refused: string[] = [];
     for (const path of paths) {
-      const bytes = transcriptBytes(path, path === session.transcript_path ? copy : null);
-      if (bytes === null) {
+      const tail = await transcriptTail(ctx, path, path === session.transcript_path ? copy : null);
+      if (tail === null) {
         missing++;
         continue;
       }
-      for (const line of linesOf(bytes)) lines.push(line);
+      if (typeof tail === "string") {
+        refused.push(tail);
+        continue;
+      }
+      for (const line of new TextDecoder().decode(tail.bytes).split("\n")) lines.push(line);
     }
     result = messagesOf(lines, (line) => transcripts.classifyLine(line));
-    if (missing === paths.length) note = "its transcript is gone from disk and asm kept no copy of it";
+    if (refused.length) note = `asm did not read it: ${refused.join("; ")}`;
+    else if (missing === paths.length) note = "its transcript is gone from disk and asm kept no copy of it";
   }
   return {
     session: { ...full, hidden_reason: session.hidden_reason },
@@ -80,8 +95,9 @@ export function sessionDetail(ctx: ServerContext, asmId: string): SessionDetail 
 export const sessionDetailRoutes: Route[] = [{
   method: "GET",
   pattern: "/api/sessions/:id",
-  handle(_req, ctx, params) {
-    const detail = sessionDetail(ctx, params.id);
+  heavy: true,
+  async handle(_req, ctx, params) {
+    const detail = await sessionDetail(ctx, params.id);
     return detail ? json(detail) : jsonError(404, `asm has no session ${params.id}`);
   },
 }];

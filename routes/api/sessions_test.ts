@@ -34,7 +34,7 @@ Deno.test("the list kept between writes is rebuilt after the ledger's next write
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
   const server = startServer({ asmHome: home, port: 0, services: [], env });
   try {
-    const list = async () => (await (await fetch(`${server.url}/api/sessions`)).json()).sessions.length;
+    const list = async () => (await (await server.api(`/api/sessions`)).json()).sessions.length;
     server.ledger.applyEvent(hookEvent({ agent_session_id: "one", cwd: "/home/user/a" }));
     assert.equal(await list(), 1);
     assert.equal(await list(), 1);

@@ -103,7 +103,7 @@ async function throughTheServer(root: string): Promise<void> {
   const server = startServer({ asmHome, port: 0, env });
   let bodies = "";
   try {
-    const res = await fetch(`${server.url}/api/usage`);
+    const res = await server.api(`/api/usage`);
     assert.equal(res.status, 200);
     const text = await res.text();
     bodies += text;
@@ -130,7 +130,7 @@ async function throughTheServer(root: string): Promise<void> {
 
     // a second look within the minute is served from the cache, the failed one from its backoff
     const calls = fake.requests().length;
-    bodies += await (await fetch(`${server.url}/api/usage`)).text();
+    bodies += await (await server.api(`/api/usage`)).text();
     assert.equal(fake.requests().length, calls);
   } finally {
     await server.close();

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { loadAgents } from "../../lib/agents/registry.ts";
 import { liveWorld } from "../../verify/live_world.ts";
-import { launchChromium } from "../../verify/browser.ts";
+import { launchChromium, openWithKey } from "../../verify/browser.ts";
 
 Deno.test({
   name: "a session launched from the dialog goes live, ENDs from its row, and RESUMEs as the same session",
@@ -22,7 +22,7 @@ Deno.test({
     try {
       const page = await browser.newPage();
       // the scratch folder is under the system temp folder, a harness root: its rows are hidden unless all=1
-      await page.goto(`${world.server.url}/?all=1&poll_ms=500`);
+      await openWithKey(page, world.server, "/?all=1&poll_ms=500");
       await page.getByRole("button", { name: "New session" }).click();
       await page.locator(".dialog select[name=agent]").selectOption("claude");
       await page.locator(".dialog input[name=folder]").fill(world.folder);

@@ -89,7 +89,7 @@ export const panelRoutes: Route[] = [
             </div>
           </>
         ),
-      }, ctx.token);
+      });
     },
   },
   {
@@ -124,7 +124,7 @@ export const panelRoutes: Route[] = [
             })}
           </>
         ),
-      }, ctx.token);
+      });
     },
   },
 ];

@@ -12,6 +12,7 @@ import { loadAgents, offlineSetup } from "../../lib/agents/registry.ts";
 import { expandArgv, findOnPath } from "../../lib/install/canary.ts";
 import { startFake } from "../../verify/fakes/mod.ts";
 import { agentsBinDir } from "../../verify/prerequisites.ts";
+import { callServer, runningServer } from "../../lib/server/client.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -64,9 +65,10 @@ Deno.test({
       for (let i = 0; i < 300 && rows.length < agents.length; i++) {
         await new Promise((r) => setTimeout(r, 100));
         try {
-          port ||= JSON.parse(Deno.readTextFileSync(join(env.ASM_HOME, "server.lock"))).port ?? 0;
-          if (!port) continue;
-          rows = (await (await fetch(`http://127.0.0.1:${port}/api/sessions?all=1`)).json()).sessions;
+          const running = runningServer(env.ASM_HOME);
+          if (running === null) continue;
+          port = running.port;
+          rows = (await (await callServer(running, "/api/sessions?all=1")).json()).sessions;
         } catch { /* not up yet */ }
       }
       assert.deepEqual(rows.map((r) => r.agent).sort(), agents.map((a) => a.name).sort());

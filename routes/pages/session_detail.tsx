@@ -37,8 +37,9 @@ function Message({ m }: { m: MessageView }) {
 export const sessionDetailPageRoutes: Route[] = [{
   method: "GET",
   pattern: "/sessions/:id",
+  heavy: true,
   async handle(_req, ctx, params) {
-    const detail = sessionDetail(ctx, params.id);
+    const detail = await sessionDetail(ctx, params.id);
     const bundleUrl = (await islandBundle()).url;
     if (!detail) {
       return pageResponse({
@@ -47,7 +48,7 @@ export const sessionDetailPageRoutes: Route[] = [{
         bundleUrl,
         pollMs: 5000,
         children: <p class="empty">asm has no session {params.id}.</p>,
-      }, ctx.token);
+      });
     }
     const s = detail.session as Record<string, string | number | null>;
     const title = String(s.name || s.title || s.first_message || s.agent_session_id);
@@ -77,6 +78,12 @@ export const sessionDetailPageRoutes: Route[] = [{
             <dd>{String(s.turns ?? s.prompts ?? "")}</dd>
             <dt>Runs</dt>
             <dd>{detail.runs.length}</dd>
+            {s.rules_note && (
+              <>
+                <dt>Standing rules</dt>
+                <dd class="rules-note">{String(s.rules_note)}</dd>
+              </>
+            )}
             {s.hidden_reason && (
               <>
                 <dt>Hidden</dt>
@@ -91,6 +98,6 @@ export const sessionDetailPageRoutes: Route[] = [{
           </section>
         </article>
       ),
-    }, ctx.token);
+    });
   },
 }];

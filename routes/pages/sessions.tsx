@@ -79,6 +79,6 @@ export const sessionsPageRoutes: Route[] = [{
           />
         </>
       ),
-    }, ctx.token);
+    });
   },
 }];

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { hookEvent } from "../../lib/ledger/test_events.ts";
 import { asmIdOf, recordActivity } from "../../lib/ledger/mod.ts";
 import { startServer } from "../../lib/server/app.ts";
-import { launchChromium } from "../../verify/browser.ts";
+import { launchChromium, openWithKey } from "../../verify/browser.ts";
 
 /** The page's render counter (islands/client.tsx). */
 function renders(): number {
@@ -80,14 +80,15 @@ Deno.test("the Sessions page hydrates and stays at zero renders over two idle ti
       }
       (globalThis as unknown as { Notification: unknown }).Notification = FakeNotification;
     });
-    await page.goto(`${server.url}/?poll_ms=300`);
+    await openWithKey(page, server, "/?poll_ms=300");
     await page.waitForFunction(() =>
       typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
     );
     assert.equal(await page.locator("tbody tr").count(), 3);
-    const cookie = (await page.context().cookies()).find((c) => c.name === "asm_token");
-    assert.equal(cookie?.value, server.token);
-    assert.equal(cookie?.sameSite, "Strict");
+    // the key is in storage scoped to the page's exact origin, never in a cookie, and gone from the address
+    assert.deepEqual(await page.context().cookies(), []);
+    assert.equal(await page.evaluate(() => localStorage.getItem("asm.token")), server.token);
+    assert.equal(await page.evaluate(() => location.hash), "");
     await page.waitForTimeout(800);
     assert.equal(await page.evaluate(renders), 0);
     await page.getByRole("button", { name: "Notify me" }).click();
@@ -136,7 +137,7 @@ Deno.test("the Sessions page hydrates and stays at zero renders over two idle ti
 Deno.test("no grid column resolves to 0 px and no cell's text overflows its cell, measured on text ranges", async () => {
   await withPage(async (page, server) => {
     await page.setViewportSize({ width: 1200, height: 800 });
-    await page.goto(`${server.url}/`);
+    await openWithKey(page, server, "/");
     const widths = await page.evaluate(() =>
       [...document.querySelectorAll("table.sessions th")].map((th) => parseFloat(getComputedStyle(th).width))
     );
@@ -165,7 +166,7 @@ Deno.test("no grid column resolves to 0 px and no cell's text overflows its cell
 
 Deno.test("searching from the page lists the matching sessions with their counts, and a one-letter query is refused", async () => {
   await withPage(async (page, server) => {
-    await page.goto(`${server.url}/`);
+    await openWithKey(page, server, "/");
     await page.waitForFunction(() =>
       typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
     );

@@ -1,0 +1,36 @@
+/**
+ * How the page gets asm's key: `POST /api/open-code` (with the token: `asm open`, or `asm serve` on a terminal)
+ * mints a one-time code; the page, opened at `/#code=<code>`, trades it at `POST /api/token` for the token and
+ * keeps that in storage scoped to its exact origin. A code works once, for 60 s.
+ * @module
+ */
+import { json, jsonError, type Route } from "../../lib/server/router.ts";
+
+/** The page's address that trades `code` (the code rides in the fragment: never sent to any server). */
+export function openUrl(port: number, code: string): string {
+  return `http://127.0.0.1:${port}/#code=${code}`;
+}
+
+/** The key routes. */
+export const authRoutes: Route[] = [
+  {
+    method: "POST",
+    pattern: "/api/open-code",
+    handle(_req, ctx) {
+      const { code, expiresAt } = ctx.codes.mint();
+      return json({ code, url: openUrl(ctx.port(), code), expires_at: new Date(expiresAt).toISOString() });
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/api/token",
+    maxBodyBytes: 1024,
+    async handle(req, ctx) {
+      const body = await req.json().catch(() => null) as { code?: unknown } | null;
+      if (!ctx.codes.redeem(body?.code)) {
+        return jsonError(403, "this code is spent or has expired; run `asm open` again for a new one");
+      }
+      return json({ token: ctx.token });
+    },
+  },
+];
