@@ -15,6 +15,7 @@ import {
   serverLogger,
   startServer,
 } from "./lib/server/mod.ts";
+import { ROUTES } from "./routes/mod.ts";
 
 const HELP = `asm: the AI Session Manager
 
@@ -69,7 +70,12 @@ async function serve(args: string[]): Promise<number> {
     throw new UsageError(`--port ${portText} is not a port`);
   }
   const testing = flag(args, "--testing");
-  const server = await startServer({ asmHome: asmHome(), port, mode: testing ? "testing" : "live" });
+  const server = await startServer({
+    asmHome: asmHome(),
+    port,
+    mode: testing ? "testing" : "live",
+    routes: ROUTES,
+  });
   console.log(`asm is serving on ${server.url} (data folder ${asmHome()})`);
   // a one-time code only to a person at a terminal: a log or a pipe gets the plain address (then `asm open`)
   if (Deno.stdout.isTerminal()) {

@@ -8,6 +8,7 @@
 import { asmIdOf, type HookEvent, isoAt } from "../lib/ledger/mod.ts";
 import { startServer } from "../lib/server/app.ts";
 import { launchChromium, openWithKey } from "../verify/browser.ts";
+import { ROUTES } from "../routes/mod.ts";
 
 /** The figures. */
 export interface ApiBench {
@@ -78,7 +79,7 @@ export async function benchApi(options: { sessions?: number; loads?: number } = 
   const loads = options.loads ?? 5;
   const home = Deno.makeTempDirSync({ prefix: "asm-bench-api-" });
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
-  const server = startServer({ asmHome: home, port: 0, services: [], env });
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
   const browser = await launchChromium();
   try {
     const agents = ["claude", "codex", "gemini"];

@@ -26,6 +26,7 @@ import { type RunningServer, startServer } from "../lib/server/mod.ts";
 import { type FakeServer, startFake } from "./fakes/mod.ts";
 import type { Check } from "./gate.ts";
 import { agentsBinDir } from "./prerequisites.ts";
+import { ROUTES } from "../routes/mod.ts";
 
 /** Every character class the spec names: quotes, newlines, backticks, emoji, $(...), ;, &&, |, *, \ and a leading -. */
 export const NASTY_PROMPT =
@@ -165,6 +166,7 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     const installed = installHooks({ env, asmHome, agents: agents.map((a) => a.name) });
     for (const r of installed) assert.notEqual(r.kind, "NotInstalled", JSON.stringify(r));
     server = startServer({
+      routes: ROUTES,
       asmHome,
       port: 0,
       mode: "testing",

@@ -49,7 +49,7 @@ Deno.test({
   ignore: Deno.uid() !== 0,
   async fn() {
     const home = Deno.makeTempDirSync({ prefix: "asm-other-uid-" });
-    const server = startServer({ asmHome: home, port: 0, services: [] });
+    const server = startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
     try {
       const routes = everyRoute(server.url);
       assert.ok(routes.length >= 20, `${routes.length} routes`);
@@ -90,7 +90,7 @@ Deno.test({
   async fn() {
     const home = Deno.makeTempDirSync({ prefix: "asm-other-uid-" });
     Deno.writeTextFileSync(join(home, "config.toml"), `allowed_uids = [${NOBODY}]\n`);
-    const server = startServer({ asmHome: home, port: 0, services: [] });
+    const server = startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
     try {
       const [page, api, tokenless] = await asNobody([
         { method: "GET", url: `${server.url}/projects` },

@@ -9,6 +9,7 @@ import { parse } from "smol-toml";
 import { asmHome, type Env } from "../config/paths.ts";
 import type { AgentAdapter, AgentConfig, HookConfigAdapter, OfflineSetup, OrphanEvent } from "./protocol.ts";
 import { isObject } from "./hook_file.ts";
+import type { UsageAgent } from "../usage/mod.ts";
 import { claudeAdapter } from "./claude/mod.ts";
 import { codexAdapter } from "./codex/mod.ts";
 import { geminiAdapter } from "./gemini/mod.ts";
@@ -263,6 +264,17 @@ export function orphanEventReason(
 ): (event: OrphanEvent & { agent: string }) => string | null {
   const byName = new Map(agents.map((a) => [a.name, ADAPTERS[a.adapter]?.orphanRule]));
   return (event) => byName.get(event.agent)?.(event, env) ?? null;
+}
+
+/** Each agent as the plan-usage cache reads it: its names, its command, its endpoint's base and its reader. */
+export function usageAgents(agents: readonly AgentConfig[]): UsageAgent[] {
+  return agents.map((agent) => ({
+    name: agent.name,
+    display: agent.display,
+    command: agent.command,
+    baseUrl: agent.usage_base_url,
+    source: adapterOf(agent).usage ?? null,
+  }));
 }
 
 /** The offline (fake model server) setup of an agent's adapter, for tests; throws for an untested adapter. */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { startServer } from "../server/app.ts";
 import { sessionViews } from "../ledger/mod.ts";
 import { fixture } from "./testing.ts";
+import { ROUTES } from "../../routes/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -90,7 +91,7 @@ Deno.test("./asm import shows its progress and takes the writer lock itself; ./a
 
 Deno.test("./asm import while a server runs asks that server to import and follows its progress", async () => {
   const { root, env } = world();
-  const server = await startServer({ asmHome: env.ASM_HOME, port: 0, env, services: [] });
+  const server = await startServer({ asmHome: env.ASM_HOME, port: 0, env, services: [], routes: ROUTES });
   try {
     const r = await asm(["import"], env);
     assert.equal(r.code, 0, r.out);

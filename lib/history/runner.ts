@@ -157,12 +157,3 @@ export class ImportRunner {
     return tracked;
   }
 }
-
-const RUNNERS = new WeakMap<Ledger, ImportRunner>();
-
-/** The runner of a server (one per ledger), made on first use. */
-export function importRunner(deps: RunnerDeps): ImportRunner {
-  let runner = RUNNERS.get(deps.ledger);
-  if (!runner) RUNNERS.set(deps.ledger, runner = new ImportRunner(deps));
-  return runner;
-}

@@ -1,23 +1,11 @@
 /**
- * The import as the server runs it: one runner per server (its ledger), the import service (at start and every
- * 15 minutes) and the refresh service (transcripts that grew, every 10 seconds, live sessions or not).
+ * The import as the server runs it: how often (the full import at start and every 15 minutes, the refresh of
+ * transcripts that grew every 10 seconds, live sessions or not), and on which data folder at all. The server
+ * owns the one runner (lib/server/state.ts).
  * @module
  */
 import { resolve } from "node:path";
-import { asmHome, harnessRoots } from "../config/paths.ts";
-import type { ServerContext } from "../server/router.ts";
-import { type ImportRunner, importRunner } from "./runner.ts";
-
-/** The import runner of the server whose context this is. */
-export function runnerFor(ctx: ServerContext): ImportRunner {
-  return importRunner({
-    ledger: ctx.ledger,
-    asmHome: ctx.asmHome,
-    env: ctx.env,
-    log: ctx.log,
-    harnessRoots: harnessRoots(ctx.asmHome),
-  });
-}
+import { asmHome, type Env } from "../config/paths.ts";
 
 /** Every 15 minutes (and at start): the full import. */
 export const IMPORT_EVERY_MS = 15 * 60_000;
@@ -30,20 +18,10 @@ export const REFRESH_EVERY_MS = 10_000;
  * scratch folder, a copy) must not go and read the transcripts of whoever happens to run it; `POST /api/import`
  * (a deliberate request) still imports.
  */
-export function ownsAgentHomes(ctx: Pick<ServerContext, "asmHome" | "env">): boolean {
+export function ownsAgentHomes(ctx: { asmHome: string; env: Env }): boolean {
   try {
     return resolve(asmHome(ctx.env)) === resolve(ctx.asmHome);
   } catch {
     return false; // no HOME: no agents' homes to read
   }
-}
-
-/** The import service's run. */
-export async function importService(ctx: ServerContext): Promise<void> {
-  if (ownsAgentHomes(ctx)) await runnerFor(ctx).full();
-}
-
-/** The refresh service's run. */
-export async function refreshService(ctx: ServerContext): Promise<void> {
-  if (ownsAgentHomes(ctx)) await runnerFor(ctx).refresh();
 }

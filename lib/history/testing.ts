@@ -12,6 +12,7 @@ import { loadAgents } from "../agents/registry.ts";
 import type { AgentConfig } from "../agents/protocol.ts";
 import { Ledger } from "../ledger/mod.ts";
 import { importOnce, type ImportOptions, type ImportReport } from "./import.ts";
+import { ROUTES } from "../../routes/mod.ts";
 
 /** The shared fixtures (../shared/fixtures beside the repository). */
 export const FIXTURES = join(repoRoot(), "..", "shared", "fixtures");
@@ -227,7 +228,7 @@ export async function serverWorld(setup: (w: ImportWorld) => void): Promise<{
   const w = importWorld();
   setup(w);
   // the server opens its own connection to the same ledger file
-  const server = await startServer({ asmHome: w.asmHome, port: 0, env: w.env, services: [] });
+  const server = await startServer({ asmHome: w.asmHome, port: 0, env: w.env, services: [], routes: ROUTES });
   return {
     world: w,
     server,

@@ -6,7 +6,7 @@ import { asmIdOf, launchRow, Ledger } from "../ledger/mod.ts";
 import { hookEvent } from "../ledger/test_events.ts";
 import { NASTY_PROMPT } from "./builder_test.ts";
 import { endSession, focusSession, sendCommand } from "./control.ts";
-import { type ActionDeps, ActionRefused } from "./deps.ts";
+import { type ActionDeps, ActionRefused, type RefusalKind } from "./deps.ts";
 import { isPureAscii } from "./script.ts";
 import { continueWith, launchSession, resumeSession } from "./start.ts";
 import { type TerminalHost, TerminalHostError } from "./terminal_host.ts";
@@ -135,10 +135,10 @@ function world() {
   };
 }
 
-async function refused(promise: Promise<unknown>, status: number, why: RegExp): Promise<void> {
+async function refused(promise: Promise<unknown>, kind: RefusalKind, why: RegExp): Promise<void> {
   await assert.rejects(promise, (err) => {
     assert.ok(err instanceof ActionRefused, String(err));
-    assert.equal(err.status, status, err.message);
+    assert.equal(err.kind, kind, err.message);
     assert.match(err.message, why);
     return true;
   });
@@ -212,9 +212,9 @@ Deno.test("send refuses a session whose process is in no pane asm can see, and w
   const outside = new Deno.Command("head", { args: ["-n", "1"], stdin: "piped", stdout: "null" }).spawn();
   try {
     const asmId = w.session(outside.pid);
-    await refused(sendCommand(w.deps, asmId, "/help"), 409, /in no pane asm can see/);
-    await refused(sendCommand(w.deps, asmId, "rm -rf /"), 400, /only a slash command/);
-    await refused(sendCommand(w.deps, asmId, "/a\nb"), 400, /one line/);
+    await refused(sendCommand(w.deps, asmId, "/help"), "conflict", /in no pane asm can see/);
+    await refused(sendCommand(w.deps, asmId, "rm -rf /"), "invalid", /only a slash command/);
+    await refused(sendCommand(w.deps, asmId, "/a\nb"), "invalid", /one line/);
   } finally {
     await outside.stdin.close();
     await outside.status;
@@ -236,7 +236,7 @@ Deno.test("END claims killed, stops the proven process and counts its window clo
   );
   assert.equal(isSameProcess({ pid: first.pid, procStart: ticks, bootId: null }), false);
   assert.equal(w.ledger.session(asmId)?.status, "killed");
-  await refused(endSession(w.deps, asmId), 409, /not running \(it is killed\)/);
+  await refused(endSession(w.deps, asmId), "conflict", /not running \(it is killed\)/);
 });
 
 Deno.test("END refuses a recycled pid and a shared binary with a sentence, and signals nothing", async () => {
@@ -245,9 +245,9 @@ Deno.test("END refuses a recycled pid and a shared binary with a sentence, and s
   try {
     const ticks = identityOf(outside.pid)!.procStart;
     const recycled = w.session(outside.pid, { procStart: ticks + 1 });
-    await refused(endSession(w.deps, recycled), 409, /belongs to another process/);
+    await refused(endSession(w.deps, recycled), "conflict", /belongs to another process/);
     const shared = w.session(outside.pid, { agent: "typist-shared" });
-    await refused(endSession(w.deps, shared), 409, /shared with another application/);
+    await refused(endSession(w.deps, shared), "conflict", /shared with another application/);
     assert.equal(isSameProcess({ pid: outside.pid, procStart: ticks, bootId: null }), true, "still running");
     assert.equal(w.ledger.session(recycled)?.status, "live", "a refused END claims nothing");
   } finally {
@@ -261,7 +261,7 @@ Deno.test("resume reopens the same session id with the same agent, withholding a
   await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
   const { pid } = await w.started();
   const asmId = w.session(pid);
-  await refused(resumeSession(w.deps, asmId, {}), 409, /still running; focus its window/);
+  await refused(resumeSession(w.deps, asmId, {}), "conflict", /still running; focus its window/);
   await endSession(w.deps, asmId);
   const sid = w.ledger.session(asmId)!.agent_session_id;
   const resumed = await resumeSession(w.deps, asmId, { model: "" });
@@ -270,38 +270,42 @@ Deno.test("resume reopens the same session id with the same agent, withholding a
   const withModel = await resumeSession(w.deps, asmId, { model: "big-1", prompt: "go on" });
   assert.equal(withModel.model, "big-1");
   assert.deepEqual((await w.started()).args, ["--resume", sid, "--model=big-1", "--", "go on"]);
-  await refused(continueWith(w.deps, asmId, { agent: "typist" }), 400, /another agent/);
+  await refused(continueWith(w.deps, asmId, { agent: "typist" }), "invalid", /another agent/);
 });
 
 Deno.test("launch requests asm cannot serve are refused with sentences and open nothing", async () => {
   await using w = world();
   await refused(
     launchSession(w.deps, { agent: "nobody", folder: w.folder }),
-    400,
+    "invalid",
     /not an agent asm knows; asm knows/,
   );
-  await refused(launchSession(w.deps, { agent: "typist", folder: "proj" }), 400, /absolute path/);
+  await refused(launchSession(w.deps, { agent: "typist", folder: "proj" }), "invalid", /absolute path/);
   await refused(
     launchSession(w.deps, { agent: "typist", folder: join(w.root, "missing") }),
-    400,
+    "invalid",
     /does not exist/,
   );
-  await refused(launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "a\0b" }), 400, /NUL/);
+  await refused(
+    launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "a\0b" }),
+    "invalid",
+    /NUL/,
+  );
   await refused(
     launchSession({ ...w.deps, env: { ...w.deps.env, PATH: "/usr/bin:/bin" } }, {
       agent: "typist",
       folder: w.folder,
     }),
-    409,
+    "conflict",
     /not installed here/,
   );
   await refused(
     launchSession(w.deps, { agent: "typist", folder: w.folder, bypass_hook_trust: true }),
-    400,
+    "invalid",
     /not in testing mode/,
   );
   assert.equal(await w.deps.host.windowCount(), 0);
-  await refused(endSession(w.deps, "no-such-session"), 404, /no session/);
+  await refused(endSession(w.deps, "no-such-session"), "unknown", /no session/);
 });
 
 Deno.test("resume refuses with a sentence when the agent's own transcript is not on disk, and opens nothing", async () => {
@@ -321,7 +325,7 @@ Deno.test("resume refuses with a sentence when the agent's own transcript is not
   const windows = await w.deps.host.windowCount();
   await refused(
     resumeSession(w.deps, asmId, {}),
-    409,
+    "conflict",
     /cannot resume this session: its transcript .* is not on disk/,
   );
   assert.equal(await w.deps.host.windowCount(), windows);
@@ -358,7 +362,7 @@ Deno.test("a launch whose window cannot open leaves none of its files behind", a
   };
   await refused(
     launchSession({ ...w.deps, host: broken }, { agent: "typist", folder: w.folder, prompt: "x" }),
-    503,
+    "unavailable",
     /no space left/,
   );
   assert.deepEqual([...Deno.readDirSync(join(w.deps.asmHome, "launches"))], []);

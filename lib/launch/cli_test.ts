@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServer } from "../server/mod.ts";
 import { actionCli, actionRequest } from "./cli.ts";
+import { ROUTES } from "../../routes/mod.ts";
 
 function tempHome() {
   const root = Deno.makeTempDirSync({ prefix: "asm-cli-test-" });
@@ -54,7 +55,7 @@ Deno.test("arguments that do not fit are a usage error naming what is missing", 
 
 Deno.test("with a server running, a verb reaches its route with the install token and prints the refusal", async () => {
   using h = tempHome();
-  const server = startServer({ asmHome: h.env.ASM_HOME, port: 0, env: h.env, services: [] });
+  const server = startServer({ asmHome: h.env.ASM_HOME, port: 0, env: h.env, services: [], routes: ROUTES });
   try {
     const lines: string[] = [];
     assert.equal(await actionCli("end", ["no-such-session"], { env: h.env, print: (l) => lines.push(l) }), 1);

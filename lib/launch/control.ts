@@ -54,22 +54,24 @@ interface Proven {
 /** The session's open runs whose processes are proven now; refuses with the reason when none is. */
 function proveSession(deps: ActionDeps, asmId: string, action: string): Proven {
   const row = deps.ledger.session(asmId);
-  if (!row) throw new ActionRefused(404, `asm has no session ${asmId}`);
+  if (!row) throw new ActionRefused("unknown", `asm has no session ${asmId}`);
   if (row.status !== "live" && row.status !== "starting") {
     throw new ActionRefused(
-      409,
+      "conflict",
       `this session is not running (it is ${row.status}); there is nothing to ${action}`,
     );
   }
   const agent = deps.agents.find((a) => a.name === row.agent);
-  if (!agent) throw new ActionRefused(409, `this session's agent "${row.agent}" is no longer in agents.toml`);
+  if (!agent) {
+    throw new ActionRefused("conflict", `this session's agent "${row.agent}" is no longer in agents.toml`);
+  }
   const source = deps.proc ?? LINUX_PROC;
   const procs = snapshot(source);
   const boot = bootId(source);
   const open = deps.ledger.runs(asmId).filter((r) => r.ended_at === null);
   if (open.length === 0) {
     throw new ActionRefused(
-      409,
+      "conflict",
       `asm cannot prove which process carries this session (no hook has reported its process), so it will not ${action} it`,
     );
   }
@@ -82,7 +84,7 @@ function proveSession(deps: ActionDeps, asmId: string, action: string): Proven {
   }
   if (runs.length === 0) {
     throw new ActionRefused(
-      409,
+      "conflict",
       `asm cannot prove this session's process: ${why.join("; ")}; it will not ${action} it`,
     );
   }
@@ -136,12 +138,12 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
   if (row0) {
     const agent0 = deps.agents.find((a) => a.name === row0.agent);
     const refusal = agent0 ? shared(agent0, row0) : null;
-    if (refusal) throw new ActionRefused(409, refusal);
+    if (refusal) throw new ActionRefused("conflict", refusal);
   }
   const { agent, runs, procs } = proveSession(deps, asmId, "end");
   for (const { proc } of runs) {
     const refusal = adapterOf(agent).launch?.endRefusal?.(proc) ?? null;
-    if (refusal) throw new ActionRefused(409, refusal);
+    if (refusal) throw new ActionRefused("conflict", refusal);
   }
   const panes = await deps.host.panes();
   const pane = runs.map(({ proc }) => paneCarrying(panes, procs, proc.pid)).find((p) => p !== null) ?? null;
@@ -206,7 +208,7 @@ async function provenPane(deps: ActionDeps, asmId: string, action: string): Prom
     if (pane) return pane;
   }
   throw new ActionRefused(
-    409,
+    "conflict",
     `asm cannot prove which ${deps.host.name} window runs this session (its process, pid ${
       runs.map((r) => r.proc.pid).join(", ")
     }, is in no pane asm can see), so it will not ${action} it`,
@@ -227,7 +229,7 @@ export function slashCommandProblem(text: unknown): string | null {
 /** Types a slash command into the session's own pane, after proving the pane's process tree holds its process. */
 export async function sendCommand(deps: ActionDeps, asmId: string, text: unknown): Promise<SendResult> {
   const problem = slashCommandProblem(text);
-  if (problem) throw new ActionRefused(400, problem);
+  if (problem) throw new ActionRefused("invalid", problem);
   const pane = await provenPane(deps, asmId, "type into");
   await deps.host.type(pane.paneId, text as string);
   deps.log?.({ what: "sent", asm_id: asmId, pane: pane.paneId });

@@ -29,20 +29,27 @@ export interface ActionDeps {
   log?: (line: Record<string, unknown>) => void;
 }
 
-/** Why asm refuses an action, as a sentence, with the HTTP status the API answers it with. */
+/**
+ * What kind of refusal: the request itself is wrong (`invalid`), it names a session asm does not have
+ * (`unknown`), the session or the machine is not in a state that allows it (`conflict`), or the terminal host
+ * cannot be reached (`unavailable`). The API turns each into its HTTP status; the command line prints the sentence.
+ */
+export type RefusalKind = "invalid" | "unknown" | "conflict" | "unavailable";
+
+/** Why asm refuses an action, as a sentence, and of which kind. */
 export class ActionRefused extends Error {
   override name = "ActionRefused";
-  constructor(readonly status: 400 | 404 | 409 | 503, message: string) {
+  constructor(readonly kind: RefusalKind, message: string) {
     super(message);
   }
 }
 
-/** The agent of this name, or a 400 naming the ones asm knows. */
+/** The agent of this name, or an `invalid` refusal naming the ones asm knows. */
 export function agentNamed(deps: ActionDeps, name: unknown): AgentConfig {
   const agent = typeof name === "string" ? deps.agents.find((a) => a.name === name) : undefined;
   if (!agent) {
     throw new ActionRefused(
-      400,
+      "invalid",
       `${
         typeof name === "string" && name ? `"${name}" is not an agent asm knows` : "name an agent"
       }; asm knows ${deps.agents.map((a) => a.name).join(", ")}`,

@@ -16,7 +16,7 @@ export {
   windowName,
   writeLaunchFiles,
 } from "./builder.ts";
-export { type ActionDeps, ActionRefused, agentNamed } from "./deps.ts";
+export { type ActionDeps, ActionRefused, agentNamed, type RefusalKind } from "./deps.ts";
 export { BUILTIN_LAUNCH_ENV, launchEnv, launchEnvNames, TERMINAL_ENV } from "./env.ts";
 export {
   type LaunchFiles,

@@ -61,10 +61,10 @@ function opener(agent: AgentConfig): string {
   return adapterOf(agent).launch?.opener ?? DEFAULT_OPENER;
 }
 
-/** The folder as a real, existing directory, or a 400/409 sentence. */
-function realFolder(folder: unknown, status: 400 | 409 = 400): string {
+/** The folder as a real, existing directory, or a refusal of the given kind (the request's, or the session's). */
+function realFolder(folder: unknown, kind: "invalid" | "conflict" = "invalid"): string {
   if (typeof folder !== "string" || !folder.startsWith("/")) {
-    throw new ActionRefused(400, "name the folder as an absolute path");
+    throw new ActionRefused("invalid", "name the folder as an absolute path");
   }
   try {
     const real = Deno.realPathSync(folder);
@@ -72,7 +72,7 @@ function realFolder(folder: unknown, status: 400 | 409 = 400): string {
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) throw err;
   }
-  throw new ActionRefused(status, `the folder ${folder} does not exist (or is not a folder)`);
+  throw new ActionRefused(kind, `the folder ${folder} does not exist (or is not a folder)`);
 }
 
 /** Why the agent will first wait on the user in this folder: its own dialog, or its review of asm's hooks. */
@@ -112,13 +112,13 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
   const command = findOnPath(agent.command, deps.env);
   if (command === null) {
     throw new ActionRefused(
-      409,
+      "conflict",
       `${agent.display} is not installed here: there is no "${agent.command}" on PATH`,
     );
   }
   if (spec.bypassHookTrust && !deps.allowHookTrustBypass) {
     throw new ActionRefused(
-      400,
+      "invalid",
       "bypass_hook_trust is for tests on scratch homes; this server is not in testing mode",
     );
   }
@@ -146,7 +146,7 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
     });
   } catch (err) {
     if (err instanceof LaunchInputError || err instanceof ArgvError) {
-      throw new ActionRefused(400, err.message);
+      throw new ActionRefused("invalid", err.message);
     }
     throw err;
   }
@@ -181,7 +181,7 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
     removeLaunchFiles(launchesDir, token, deps.log);
     if (!(err instanceof TerminalHostError)) throw err;
     recordLaunchError(deps.ledger, token, err.message, now());
-    throw new ActionRefused(503, err.message);
+    throw new ActionRefused("unavailable", err.message);
   }
   const pane = identityOf(opened.panePid, deps.proc ?? LINUX_PROC);
   recordWindow(deps.ledger, token, {
@@ -214,7 +214,7 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
 
 function text(value: unknown, what: string): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== "string") throw new ActionRefused(400, `${what} must be a string`);
+  if (typeof value !== "string") throw new ActionRefused("invalid", `${what} must be a string`);
   return value;
 }
 
@@ -244,17 +244,19 @@ function finishedSession(
   action: string,
 ): { row: SessionRow; agent: AgentConfig } {
   const row = deps.ledger.session(asmId);
-  if (!row) throw new ActionRefused(404, `asm has no session ${asmId}`);
+  if (!row) throw new ActionRefused("unknown", `asm has no session ${asmId}`);
   if (row.status === "live" || row.status === "starting") {
     throw new ActionRefused(
-      409,
+      "conflict",
       `this session is still running; ${
         action === "resume" ? "focus its window instead of starting a second copy" : "end it first"
       }`,
     );
   }
   const agent = deps.agents.find((a) => a.name === row.agent);
-  if (!agent) throw new ActionRefused(409, `this session's agent "${row.agent}" is no longer in agents.toml`);
+  if (!agent) {
+    throw new ActionRefused("conflict", `this session's agent "${row.agent}" is no longer in agents.toml`);
+  }
   return { row, agent };
 }
 
@@ -274,12 +276,14 @@ export async function resumeSession(
   request: ResumeRequest = {},
 ): Promise<LaunchRecord> {
   const { row, agent } = finishedSession(deps, asmId, "resume");
-  if (row.cwd === null) throw new ActionRefused(409, "asm does not know which folder this session ran in");
+  if (row.cwd === null) {
+    throw new ActionRefused("conflict", "asm does not know which folder this session ran in");
+  }
   // a resume hands the agent back its own transcript: without it the agent would open, fail and close its
   // window (Claude Code writes it only with the first prompt, Gemini CLI can delete it), so say so instead
   if (row.transcript_path !== null && !fileExists(row.transcript_path)) {
     throw new ActionRefused(
-      409,
+      "conflict",
       `${agent.display} cannot resume this session: its transcript ${row.transcript_path} is not on disk (the ` +
         "session ended before its first turn, or the file was removed); CONTINUE WITH can start a new session " +
         "from what asm kept",
@@ -289,7 +293,7 @@ export async function resumeSession(
   return await start(deps, {
     agent,
     kind: "resume",
-    folder: realFolder(row.cwd, 409),
+    folder: realFolder(row.cwd, "conflict"),
     prompt: prompt === null || prompt.trim() === "" ? null : prompt,
     usedOpener: false,
     model: text(request.model, "model"),
@@ -333,11 +337,13 @@ export async function continueWith(
   const agent = agentNamed(deps, request.agent);
   if (agent.name === before.name) {
     throw new ActionRefused(
-      400,
+      "invalid",
       `continue-with hands the work to another agent; to reopen this ${before.display} session, resume it`,
     );
   }
-  if (row.cwd === null) throw new ActionRefused(409, "asm does not know which folder this session ran in");
+  if (row.cwd === null) {
+    throw new ActionRefused("conflict", "asm does not know which folder this session ran in");
+  }
   const asked = text(request.prompt, "prompt");
   const usedOpener = asked === null || asked.trim() === "";
   const prompt = handoverPrompt(
@@ -353,7 +359,7 @@ export async function continueWith(
   return await start(deps, {
     agent,
     kind: "continue",
-    folder: realFolder(row.cwd, 409),
+    folder: realFolder(row.cwd, "conflict"),
     prompt,
     usedOpener,
     model: text(request.model, "model"),

@@ -4,7 +4,7 @@
  * it repaints nothing on a quiet tick. Null stays null: no activity reading and no context reading are states.
  * @module
  */
-import type { LiveRow, Status } from "../ledger/mod.ts";
+import { type Ledger, type LiveRow, pendingLaunches, type Status } from "../ledger/mod.ts";
 import { activityWord } from "./words.ts";
 
 /** One live session as the page shows it. */
@@ -98,4 +98,16 @@ export function livePayload(
     sessions,
     launches: [...launches],
   };
+}
+
+/** The launches still waiting for their session, as the page shows them. */
+export function pendingLaunchViews(ledger: Ledger): PendingLaunchView[] {
+  return pendingLaunches(ledger).map((l) => ({
+    token: l.token,
+    agent: l.agent,
+    folder: l.cwd,
+    name: l.name,
+    waiting_reason: l.waiting_reason,
+    requested_at: l.requested_at,
+  }));
 }

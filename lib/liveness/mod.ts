@@ -24,9 +24,7 @@ export {
 } from "./judge.ts";
 export {
   newPollState,
-  type PollContext,
   type PollDeps,
-  pollForServer,
   pollOnce,
   type PollReport,
   type PollState,
@@ -40,4 +38,5 @@ export {
   type LiveSessionView,
   liveViews,
   type PendingLaunchView,
+  pendingLaunchViews,
 } from "./live_payload.ts";

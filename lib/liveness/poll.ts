@@ -222,23 +222,3 @@ export function pollOnce(deps: PollDeps): PollReport {
     changed,
   };
 }
-
-/** What the server's poll service hands in. */
-export interface PollContext {
-  ledger: Ledger;
-  env: Env;
-  asmHome: string;
-  log(line: Record<string, unknown>): void;
-}
-
-const serverStates = new WeakMap<Ledger, PollState>();
-
-/** The server's poll: {@link pollOnce} with a state kept per ledger for the life of the server. */
-export function pollForServer(ctx: PollContext): PollReport {
-  let state = serverStates.get(ctx.ledger);
-  if (!state) {
-    state = newPollState();
-    serverStates.set(ctx.ledger, state);
-  }
-  return pollOnce({ ledger: ctx.ledger, env: ctx.env, asmHome: ctx.asmHome, log: ctx.log, state });
-}

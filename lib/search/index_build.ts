@@ -20,7 +20,7 @@ import {
   searchIndexTodo,
   writeIndexChunk,
 } from "../ledger/mod.ts";
-import type { ServerContext } from "../server/router.ts";
+import type { Env } from "../config/paths.ts";
 import { type Classify, isSearched, lastCopies } from "./scan.ts";
 
 /** How often the server's index service runs (cheap when nothing changed: one query). */
@@ -171,8 +171,16 @@ function openSource(todo: IndexTodo): { read(from: number, length: number): Uint
   };
 }
 
+/** What the server's index service hands in. */
+export interface SearchIndexContext {
+  ledger: Ledger;
+  asmHome: string;
+  env: Env;
+  log(line: Record<string, unknown>): void;
+}
+
 /** The server's index service: catch the index up with what the import read. */
-export async function searchIndexService(ctx: ServerContext): Promise<void> {
+export async function searchIndexService(ctx: SearchIndexContext): Promise<void> {
   const report = await buildSearchIndex(ctx.ledger, {
     agents: loadAgents({ asmHome: ctx.asmHome, env: ctx.env }),
     log: ctx.log,

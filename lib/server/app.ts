@@ -1,6 +1,7 @@
 /**
- * The server: binds 127.0.0.1 only, holds the writer lock, owns the background timers (the drain every 2 s for
- * now; the poll, the import and the sweep join here) and serves the API. The only writer of the ledger.
+ * The server, asm's composition root: it binds 127.0.0.1 only, holds the writer lock, owns the background timers
+ * (the drain every 2 s, and the services of `services.ts`), keeps the server's state (`state.ts`), decides who
+ * gets in (`security.ts`) and serves the routes it is handed. The only writer of the ledger.
  * @module
  */
 import { join } from "node:path";
@@ -10,7 +11,8 @@ import { harnessRoots } from "../config/paths.ts";
 import { loadAgents, orphanEventReason } from "../agents/registry.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
 import { BackgroundTask } from "./tasks.ts";
-import { json, jsonError, matchRoute, type Route, type ServerContext } from "./router.ts";
+import { createRouter, json, jsonError, type Route, type ServerContext } from "./router.ts";
+import { newServerState } from "./state.ts";
 import { admit, installToken } from "./security.ts";
 import { OneTimeCodes } from "./codes.ts";
 import { type PeerOwner, peerOwner } from "../procs/mod.ts";
@@ -21,7 +23,6 @@ import { refusalPage, shellPage } from "../ui/document.tsx";
 import { islandBundle } from "../ui/bundle.ts";
 import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
-import { ROUTES } from "../../routes/mod.ts";
 
 /** Options of `startServer`. */
 export interface ServerOptions {
@@ -32,8 +33,8 @@ export interface ServerOptions {
   drainEveryMs?: number;
   /** a reason to store an event without applying it; see DrainDeps */
   ignoreReason?: (event: HookEvent, ledger: Ledger) => string | null;
-  /** the routes (default: routes/mod.ts) */
-  routes?: readonly Route[];
+  /** the routes, matched in order (the app's are `routes/mod.ts`, handed in by `main.ts`) */
+  routes: readonly Route[];
   /** the background services besides the drain (default: lib/server/services.ts) */
   services?: readonly Service[];
   /** where agent folders are resolved from (default: the process environment) */
@@ -161,12 +162,13 @@ export function startServer(options: ServerOptions): RunningServer {
   }, log);
 
   const token = installToken(asmHome);
-  const routes = options.routes ?? ROUTES;
+  const router = createRouter(options.routes);
   let port = options.port;
   const tasks: BackgroundTask[] = [drain];
+  const env = options.env ?? Deno.env.toObject();
   const context: ServerContext = {
     asmHome,
-    env: options.env ?? Deno.env.toObject(),
+    env,
     mode,
     port: () => port,
     ledger,
@@ -177,6 +179,7 @@ export function startServer(options: ServerOptions): RunningServer {
     codes: new OneTimeCodes(),
     files: options.files ?? NODE_FILES,
     settings,
+    state: newServerState({ ledger, asmHome, env, log }),
   };
   for (const service of options.services ?? SERVICES) {
     tasks.push(new BackgroundTask(service.name, service.everyMs, () => service.run(context), log));
@@ -205,7 +208,7 @@ export function startServer(options: ServerOptions): RunningServer {
       }
       if (verdict.kind === "health") return json({ ok: true, status: "up", version: ASM_VERSION });
       if (verdict.kind === "shell") return shellPage((await islandBundle()).url);
-      const found = matchRoute(routes, req.method, url.pathname);
+      const found = router.match(req.method, url.pathname);
       if (!found) return jsonError(404, `no route for ${req.method} ${url.pathname}`);
       let request = req;
       if (req.method !== "GET" && req.method !== "HEAD") {

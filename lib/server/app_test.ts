@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hookEvent } from "../ledger/test_events.ts";
 import { startServer } from "./app.ts";
+import { ROUTES } from "../../routes/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -31,7 +32,13 @@ async function waitFor<T>(what: string, fn: () => Promise<T | null> | T | null, 
 
 Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox on its own timer", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
-  const server = await startServer({ asmHome: home, port: 0, drainEveryMs: 100, services: [] });
+  const server = await startServer({
+    asmHome: home,
+    port: 0,
+    drainEveryMs: 100,
+    services: [],
+    routes: ROUTES,
+  });
   try {
     const health = await (await server.api(`/api/health`)).json();
     assert.equal(health.ok, true);
@@ -50,14 +57,14 @@ Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox o
     await server.close();
   }
   // closing releases the lock: a new server can start on the same data folder
-  const again = await startServer({ asmHome: home, port: 0, services: [] });
+  const again = await startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
   await again.close();
   Deno.removeSync(home, { recursive: true });
 });
 
 Deno.test("a request with a foreign Host is refused (DNS rebinding)", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
-  const server = await startServer({ asmHome: home, port: 0, services: [] });
+  const server = await startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
   try {
     // fetch() will not send a foreign Host header, so speak HTTP over a plain socket
     assert.match(await rawGet(server.port, "/api/health", `evil.example:${server.port}`), /^HTTP\/1\.1 403/);
@@ -138,7 +145,7 @@ Deno.test("a lock left by a dead process is taken over", async () => {
   );
   child.kill("SIGKILL");
   await child.status;
-  const server = await startServer({ asmHome: home, port: 0, services: [] });
+  const server = await startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
   assert.equal(JSON.parse(Deno.readTextFileSync(join(home, "server.lock"))).pid, Deno.pid);
   await server.close();
   Deno.removeSync(home, { recursive: true });

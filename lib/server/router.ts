@@ -1,6 +1,7 @@
 /**
- * The router: routes are `{method, pattern, handle}` values listed in `routes/mod.ts`; a pattern is a path with
- * `:name` segments. Handlers get the server context, never globals, so a test can hand in its own.
+ * The router: routes are `{method, pattern, handle}` values (the app's are listed in `routes/mod.ts` and handed
+ * to the server by `main.ts`); a pattern is a URLPattern pathname (`/api/sessions/:id`). Handlers get the server
+ * context, never globals, so a test can hand in its own.
  * @module
  */
 import type { Ledger } from "../ledger/mod.ts";
@@ -9,6 +10,7 @@ import type { LockHolder } from "./lock.ts";
 import type { OneTimeCodes } from "./codes.ts";
 import type { FileReader } from "../files/mod.ts";
 import type { Settings } from "../config/settings.ts";
+import type { ServerState } from "./state.ts";
 
 /** What every handler and background service can reach. */
 export interface ServerContext {
@@ -29,6 +31,8 @@ export interface ServerContext {
   files: FileReader;
   /** config.toml's server settings, read at start */
   settings: Settings;
+  /** what this server keeps between requests and ticks */
+  state: ServerState;
 }
 
 /** One route. */
@@ -60,29 +64,37 @@ export function jsonError(status: number, error: string): Response {
   return json({ error }, status);
 }
 
-/** The route for a method and path, with its captured segments; null when none matches. */
-export function matchRoute(
-  routes: readonly Route[],
-  method: string,
-  pathname: string,
-): { route: Route; params: Record<string, string> } | null {
-  const parts = pathname.split("/");
-  for (const route of routes) {
-    if (route.method !== method) continue;
-    const want = route.pattern.split("/");
-    if (want.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    let ok = true;
-    for (let i = 0; i < want.length && ok; i++) {
-      if (want[i].startsWith(":")) {
+/** A route found for a request, with its captured segments (percent-decoded). */
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/** Routes compiled once: the first whose method and URLPattern match a request's wins. */
+export interface Router {
+  match(method: string, pathname: string): RouteMatch | null;
+}
+
+/** Compiles the routes, in order. */
+export function createRouter(routes: readonly Route[]): Router {
+  const compiled = routes.map((route) => ({ route, pattern: new URLPattern({ pathname: route.pattern }) }));
+  return {
+    match(method, pathname) {
+      for (const { route, pattern } of compiled) {
+        if (route.method !== method) continue;
+        const found = pattern.exec({ pathname });
+        if (!found) continue;
+        const params: Record<string, string> = {};
         try {
-          params[want[i].slice(1)] = decodeURIComponent(parts[i]);
+          for (const [name, value] of Object.entries(found.pathname.groups)) {
+            if (value !== undefined) params[name] = decodeURIComponent(value);
+          }
         } catch {
-          ok = false;
+          continue; // a malformed escape (`%E0%A4%A`) names nothing
         }
-      } else ok = want[i] === parts[i];
-    }
-    if (ok) return { route, params };
-  }
-  return null;
+        return { route, params };
+      }
+      return null;
+    },
+  };
 }

@@ -1,10 +1,12 @@
 /**
- * The background services beyond the drain, each on its own timer (DESIGN.md: drain 2 s, poll 5 s, import
- * 15 min, sweep 20 s). A new service adds itself to SERVICES.
+ * The background services beyond the drain, each on its own timer: the liveness poll (5 s), the history import
+ * (at start and every 15 min) and its refresh (10 s), launch correlation (2 s), the search index (60 s) and the
+ * pruning of drained events (hourly). Each gets from the server only what its feature needs. A new service adds
+ * itself to SERVICES.
  * @module
  */
-import { pollForServer } from "../liveness/mod.ts";
-import { IMPORT_EVERY_MS, importService, REFRESH_EVERY_MS, refreshService } from "../history/server.ts";
+import { pollOnce } from "../liveness/mod.ts";
+import { IMPORT_EVERY_MS, ownsAgentHomes, REFRESH_EVERY_MS } from "../history/server.ts";
 import { CORRELATE_EVERY_MS, correlateForServer } from "../launch/mod.ts";
 import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";
@@ -20,14 +22,38 @@ export interface Service {
 /** The services the server starts, in order. */
 export const SERVICES: readonly Service[] = [
   // liveness: open runs x /proc x each agent's own evidence -> lost sessions and activity words
-  { name: "poll", everyMs: 5000, run: (ctx) => void pollForServer(ctx) },
+  {
+    name: "poll",
+    everyMs: 5000,
+    run: (ctx) =>
+      void pollOnce({
+        ledger: ctx.ledger,
+        env: ctx.env,
+        asmHome: ctx.asmHome,
+        log: ctx.log,
+        state: ctx.state.poll,
+      }),
+  },
   // the history import: at start and every 15 minutes; the refresh re-derives transcripts that grew
-  { name: "import", everyMs: IMPORT_EVERY_MS, run: importService },
-  { name: "refresh", everyMs: REFRESH_EVERY_MS, run: refreshService },
+  // (only on the data folder whose environment names it: a scratch server never reads someone's agent homes)
+  {
+    name: "import",
+    everyMs: IMPORT_EVERY_MS,
+    run: async (ctx) => {
+      if (ownsAgentHomes(ctx)) await ctx.state.imports.full();
+    },
+  },
+  {
+    name: "refresh",
+    everyMs: REFRESH_EVERY_MS,
+    run: async (ctx) => {
+      if (ownsAgentHomes(ctx)) await ctx.state.imports.refresh();
+    },
+  },
   // launches: matched to their sessions (token, ancestry walk, adoption); unmatched ones expire after 120 s
   { name: "launches", everyMs: CORRELATE_EVERY_MS, run: (ctx) => void correlateForServer(ctx) },
   // the deep search index: catches up with what the import read (cheap when nothing changed: one query)
-  { name: "search-index", everyMs: SEARCH_INDEX_EVERY_MS, run: searchIndexService },
+  { name: "search-index", everyMs: SEARCH_INDEX_EVERY_MS, run: (ctx) => searchIndexService(ctx) },
   // drained hook events hold prompts: kept processed_days (config.toml, default 30), then removed
   {
     name: "prune",

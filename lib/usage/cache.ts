@@ -44,6 +44,11 @@ export class UsageCache {
     this.#log = options.log ?? (() => {});
   }
 
+  /** Every agent's reading now, in the order given (each asks its endpoint only when the rules say so). */
+  readAll(agents: readonly UsageAgent[], env: Env): Promise<UsageReading[]> {
+    return Promise.all(agents.map((agent) => this.read(agent, env)));
+  }
+
   /** The agent's reading now, asking its endpoint first when the rules say so. */
   async read(agent: UsageAgent, env: Env): Promise<UsageReading> {
     if (agent.source === null) {

@@ -21,6 +21,7 @@ import {
   endSession,
   focusSession,
   launchSession,
+  type RefusalKind,
   resumeSession,
   sendCommand,
   TerminalHostError,
@@ -34,13 +35,21 @@ async function body(req: Request): Promise<Record<string, unknown>> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new ActionRefused(400, "the request body is not JSON");
+    throw new ActionRefused("invalid", "the request body is not JSON");
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new ActionRefused(400, "the request body must be a JSON object");
+    throw new ActionRefused("invalid", "the request body must be a JSON object");
   }
   return parsed as Record<string, unknown>;
 }
+
+/** The HTTP status of each kind of refusal. */
+const REFUSAL_STATUS: Record<RefusalKind, number> = {
+  invalid: 400,
+  unknown: 404,
+  conflict: 409,
+  unavailable: 503,
+};
 
 /** The most an action's body may carry. */
 export const ACTION_BODY_BYTES = 1 << 20;
@@ -62,7 +71,7 @@ function action(
       try {
         return json(await run(ctx, await body(req), params));
       } catch (err) {
-        if (err instanceof ActionRefused) return jsonError(err.status, err.message);
+        if (err instanceof ActionRefused) return jsonError(REFUSAL_STATUS[err.kind], err.message);
         // tmux missing or failing mid-action: the terminal host is unavailable, not the server broken
         if (err instanceof TerminalHostError) return jsonError(503, err.message);
         throw err;

@@ -12,6 +12,7 @@ import { type RunningServer, startServer } from "../../lib/server/app.ts";
 import { type FileReader, NODE_FILES } from "../../lib/files/mod.ts";
 import { MAX_HEAVY } from "../../lib/server/app.ts";
 import { ACTION_BODY_BYTES } from "./actions.ts";
+import { ROUTES } from "../mod.ts";
 
 /** A file seam that counts every byte read, and can hold every read until released. */
 function heldReader() {
@@ -56,7 +57,14 @@ async function withServer(
   const home = Deno.makeTempDirSync({ prefix: "asm-bounded-" });
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
   const seam = heldReader();
-  const server = startServer({ asmHome: home, port: 0, services: [], env, files: seam.reader });
+  const server = startServer({
+    asmHome: home,
+    port: 0,
+    services: [],
+    env,
+    files: seam.reader,
+    routes: ROUTES,
+  });
   try {
     await fn(server, home, seam);
   } finally {

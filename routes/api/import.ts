@@ -3,7 +3,6 @@
  * do); `GET /api/import` reports whether one runs, its progress (files, MB, rate, ETA) and the last report.
  * @module
  */
-import { runnerFor } from "../../lib/history/server.ts";
 import { json, type Route } from "../../lib/server/router.ts";
 
 /** The import routes. */
@@ -12,7 +11,7 @@ export const importRoutes: Route[] = [
     method: "POST",
     pattern: "/api/import",
     handle(_req, ctx) {
-      const runner = runnerFor(ctx);
+      const runner = ctx.state.imports;
       const started = runner.start();
       return json({ started, ...runner.status() }, started ? 202 : 200);
     },
@@ -21,7 +20,7 @@ export const importRoutes: Route[] = [
     method: "GET",
     pattern: "/api/import",
     handle(_req, ctx) {
-      return json(runnerFor(ctx).status());
+      return json(ctx.state.imports.status());
     },
   },
 ];

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { recordActivity } from "../../lib/ledger/mod.ts";
 import { hookEvent } from "../../lib/ledger/test_events.ts";
 import { startServer } from "../../lib/server/mod.ts";
+import { ROUTES } from "../mod.ts";
 
 Deno.test("GET /api/live lists the live sessions with their words, and its revision moves only on a change", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-live-route-" });
-  const server = startServer({ asmHome: home, port: 0, services: [] });
+  const server = startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
   try {
     const get = async (path = "/api/live") => await (await server.api(path)).json();
     const visible = hookEvent({ agent_session_id: "aaaaaaaa-0000-4000-8000-000000000001", cwd: "/home/u/p" });

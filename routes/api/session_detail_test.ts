@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseHTML } from "linkedom";
 import { hookEvent } from "../../lib/ledger/test_events.ts";
 import { startServer } from "../../lib/server/app.ts";
+import { ROUTES } from "../mod.ts";
 
 const FIXTURES = Deno.env.get("ASM_FIXTURES") ??
   new URL("../../../shared/fixtures", import.meta.url).pathname;
@@ -10,7 +11,7 @@ const FIXTURES = Deno.env.get("ASM_FIXTURES") ??
 Deno.test("a session's detail shows its conversation from its transcript, and the page draws it", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-detail-" });
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
-  const server = startServer({ asmHome: home, port: 0, services: [], env });
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
   try {
     const dir = join(FIXTURES, "claude", "p-mode", "transcripts");
     const name = [...Deno.readDirSync(dir)].find((e) => e.name.endsWith(".jsonl"))!.name;
@@ -43,7 +44,7 @@ Deno.test("a session's detail shows its conversation from its transcript, and th
 Deno.test("a session whose start skipped standing rules carries the note, and only its page has a Standing rules row", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-detail-" });
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
-  const server = startServer({ asmHome: home, port: 0, services: [], env });
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
   try {
     const why =
       "standing rules skipped: /home/user/project/.asm/rules.md is a link outside the session's folder";

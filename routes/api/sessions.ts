@@ -8,17 +8,13 @@
 import { sessionViews } from "../../lib/ledger/mod.ts";
 import type { Route, ServerContext } from "../../lib/server/router.ts";
 
-const cache = new WeakMap<ServerContext, Map<boolean, { version: number; body: string }>>();
-
-/** The list's JSON body, built anew only after the ledger changed. */
-export function sessionsBody(ctx: ServerContext, all: boolean): string {
-  let perServer = cache.get(ctx);
-  if (!perServer) cache.set(ctx, perServer = new Map());
+/** The list's JSON body, built anew only after the ledger changed (kept in the server's state). */
+function sessionsBody(ctx: ServerContext, all: boolean): string {
   const version = ctx.ledger.version();
-  const hit = perServer.get(all);
+  const hit = ctx.state.sessionsBodies.get(all);
   if (hit && hit.version === version) return hit.body;
   const body = JSON.stringify({ sessions: sessionViews(ctx.ledger, { all }) });
-  perServer.set(all, { version, body });
+  ctx.state.sessionsBodies.set(all, { version, body });
   return body;
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { fixture, importDone, serverWorld } from "../../lib/history/testing.ts";
+import { ROUTES } from "../mod.ts";
 
 Deno.test("GET /api/sessions lists the visible rows; ?all=1 adds the hidden ones, each saying why", async () => {
   await using s = await serverWorld((w) => {
@@ -32,7 +33,7 @@ Deno.test("the list kept between writes is rebuilt after the ledger's next write
   const { startServer } = await import("../../lib/server/app.ts");
   const home = Deno.makeTempDirSync({ prefix: "asm-sessions-cache-" });
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
-  const server = startServer({ asmHome: home, port: 0, services: [], env });
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
   try {
     const list = async () => (await (await server.api(`/api/sessions`)).json()).sessions.length;
     server.ledger.applyEvent(hookEvent({ agent_session_id: "one", cwd: "/home/user/a" }));

@@ -4,6 +4,7 @@ import { startServer } from "../../lib/server/app.ts";
 import type { UsageReading } from "../../lib/usage/mod.ts";
 import { startUsageFake } from "../../verify/fakes/usage.ts";
 import { agentsBinDir, PINNED_AGENTS } from "../../verify/prerequisites.ts";
+import { ROUTES } from "../mod.ts";
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -100,7 +101,7 @@ async function throughTheServer(root: string): Promise<void> {
     ASM_HOME: asmHome,
     PATH: `${agentsBinDir()}:/usr/bin:/bin`,
   };
-  const server = startServer({ asmHome, port: 0, env });
+  const server = startServer({ asmHome, port: 0, env, routes: ROUTES });
   let bodies = "";
   try {
     const res = await server.api(`/api/usage`);

@@ -11,6 +11,7 @@ import { hookEvent } from "../../lib/ledger/test_events.ts";
 import { startServer } from "../../lib/server/mod.ts";
 import { openCli } from "../../lib/server/open_cli.ts";
 import { launchChromium, openWithKey } from "../../verify/browser.ts";
+import { ROUTES } from "../mod.ts";
 
 const NO_KEY = /no key to asm yet: run `asm open`/;
 
@@ -24,7 +25,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const home = Deno.makeTempDirSync({ prefix: "asm-key-" });
-    const server = startServer({ asmHome: home, port: 0, services: [] });
+    const server = startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
     server.ledger.applyEvent(hookEvent({ agent_session_id: "keyed", session_name: "Keyed session" }));
     // a stand-in browser for `asm open`: it records the address it was asked to open
     const opened = join(home, "opened.txt");
@@ -102,7 +103,13 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const home = Deno.makeTempDirSync({ prefix: "asm-key-" });
-    const server = startServer({ asmHome: home, port: 0, services: [], peerOwner: () => "unknown" });
+    const server = startServer({
+      asmHome: home,
+      port: 0,
+      services: [],
+      peerOwner: () => "unknown",
+      routes: ROUTES,
+    });
     server.ledger.applyEvent(hookEvent({ agent_session_id: "shelled", session_name: "Private title" }));
     const browser = await launchChromium();
     try {

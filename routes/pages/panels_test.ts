@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { hookEvent } from "../../lib/ledger/test_events.ts";
 import { startServer } from "../../lib/server/app.ts";
+import { ROUTES } from "../mod.ts";
 
 Deno.test("the Projects page draws one tile per project whose primary counts add up to the visible sessions", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-panels-" });
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
-  const server = startServer({ asmHome: home, port: 0, services: [], env });
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
   try {
     for (const [sid, cwd] of [["a", "/home/user/web"], ["b", "/home/user/web"], ["c", "/home/user/api"]]) {
       server.ledger.applyEvent(hookEvent({ agent_session_id: sid, cwd, session_name: `work ${sid}` }));

@@ -8,7 +8,7 @@ import { islandBundle } from "../../lib/ui/bundle.ts";
 import { pageResponse } from "../../lib/ui/document.tsx";
 import { contextText, statusWord } from "../../lib/ui/words.ts";
 import type { MessageView } from "../../lib/ui/transcript_view.ts";
-import { sessionDetail } from "../api/session_detail.ts";
+import { sessionDetail } from "../../lib/history/detail.ts";
 
 function Message({ m }: { m: MessageView }) {
   if (m.kind === "tool" || m.kind === "injected") {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Route } from "../../lib/server/router.ts";
+import { loadAgents, usageAgents } from "../../lib/agents/registry.ts";
 import { islandBundle } from "../../lib/ui/bundle.ts";
 import { pageResponse } from "../../lib/ui/document.tsx";
 import { Island } from "../../lib/ui/island.tsx";
@@ -16,24 +17,24 @@ import { TopBar } from "../../islands/top_bar.tsx";
 import { UsageRow } from "../../islands/usage_row.tsx";
 import { Launches } from "../../islands/launches.tsx";
 import { SearchBox } from "../../islands/search_box.tsx";
-import { pendingLaunchViews } from "../api/live.ts";
-import { usageReadings } from "../api/usage.ts";
-import type { UsageReading } from "../../lib/usage/reading.ts";
+import { pendingLaunchViews } from "../../lib/liveness/mod.ts";
+import type { UsageReading } from "../../lib/usage/mod.ts";
+import type { ServerContext } from "../../lib/server/router.ts";
 
 /** How long the page waits for plan usage before it renders without it (the row then fetches it). */
 const USAGE_BUDGET_MS = 300;
 
-async function usageIfReady(ctx: Parameters<typeof usageReadings>[0]): Promise<UsageReading[] | null> {
+async function usageIfReady(ctx: ServerContext): Promise<UsageReading[] | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), USAGE_BUDGET_MS)));
-  const readings = usageReadings(ctx).catch(() => null);
+  const agents = usageAgents(loadAgents({ asmHome: ctx.asmHome, env: ctx.env }));
+  const readings = ctx.state.usage.readAll(agents, ctx.env).catch(() => null);
   try {
     return await Promise.race([readings, late]);
   } finally {
     clearTimeout(timer);
   }
 }
-import { loadAgents } from "../../lib/agents/registry.ts";
 
 /** How often the page polls /api/live; a test may shorten it with `?poll_ms=`. */
 const POLL_MS = 5000;
@@ -53,7 +54,7 @@ export const sessionsPageRoutes: Route[] = [{
       withActivity(sessionViews(ctx.ledger, { all }), live).map((row) => sessionView(row, now)),
     );
     const bundle = await islandBundle();
-    const launches = pendingLaunchViews(ctx);
+    const launches = pendingLaunchViews(ctx.ledger);
     const agents = loadAgents({ asmHome: ctx.asmHome, env: ctx.env }).map((a) => ({
       name: a.name,
       display: a.display,

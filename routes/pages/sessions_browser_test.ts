@@ -3,6 +3,7 @@ import { hookEvent } from "../../lib/ledger/test_events.ts";
 import { asmIdOf, recordActivity } from "../../lib/ledger/mod.ts";
 import { startServer } from "../../lib/server/app.ts";
 import { launchChromium, openWithKey } from "../../verify/browser.ts";
+import { ROUTES } from "../mod.ts";
 
 /** The page's render counter (islands/client.tsx). */
 function renders(): number {
@@ -15,7 +16,7 @@ async function withPage(
   const home = Deno.makeTempDirSync({ prefix: "asm-page-" });
   // the agents' homes are temporary too: the page reads plan usage, which looks for their credentials files
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
-  const server = startServer({ asmHome: home, port: 0, services: [], env });
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
   // three sessions in a real folder (not a harness root), one of them with a long title
   server.ledger.applyEvent(
     hookEvent({ agent_session_id: "a", cwd: "/home/user/website", ts: "2026-11-29T22:00:00.000Z" }),

@@ -1,0 +1,41 @@
+/**
+ * What one server keeps between requests and ticks, in one value the server owns (not in module-level maps keyed
+ * by a ledger or a context): the poll's memory, the import runner, the plan-usage cache, the live payload's
+ * revision counters and the list's cached body. A test that starts two servers gets two of each.
+ * @module
+ */
+import { harnessRoots } from "../config/paths.ts";
+import { ImportRunner } from "../history/runner.ts";
+import type { Ledger } from "../ledger/mod.ts";
+import { LiveRevision, newPollState, type PollState } from "../liveness/mod.ts";
+import { UsageCache } from "../usage/mod.ts";
+
+/** One server's state. */
+export interface ServerState {
+  /** The liveness poll's memory across ticks (doubted runs, sessions seen working). */
+  poll: PollState;
+  /** The one import at a time of this server (the services and `POST /api/import`). */
+  imports: ImportRunner;
+  /** Plan usage: each agent's endpoint asked at most once a minute, however often pages ask. */
+  usage: UsageCache;
+  /** `/api/live`'s revision, per variant (hidden rows or not), shared by every page polling this server. */
+  liveRevisions: { visible: LiveRevision; all: LiveRevision };
+  /** `/api/sessions`' body per variant, kept until the ledger's next write. */
+  sessionsBodies: Map<boolean, { version: number; body: string }>;
+}
+
+/** A new server's state. */
+export function newServerState(deps: {
+  ledger: Ledger;
+  asmHome: string;
+  env: Record<string, string>;
+  log(line: Record<string, unknown>): void;
+}): ServerState {
+  return {
+    poll: newPollState(),
+    imports: new ImportRunner({ ...deps, harnessRoots: harnessRoots(deps.asmHome) }),
+    usage: new UsageCache({ log: deps.log }),
+    liveRevisions: { visible: new LiveRevision(), all: new LiveRevision() },
+    sessionsBodies: new Map(),
+  };
+}
