@@ -46,83 +46,129 @@ export interface BatchOptions {
   now: () => number;
 }
 
+/** One session of a batch, folded: its facts and the files they came from, for its agent to enrich. */
+interface FoldedSession {
+  input: EnrichInput;
+  asmId: string;
+  agent: AgentConfig;
+  cap: TranscriptCapability;
+}
+
 /** Folds, enriches, derives and writes one batch of files read, in one transaction. */
-export function writeBatch(batch: FileRead[], o: BatchOptions): WriteReport {
-  const { io, roots, byPath, problem, now } = o;
-  const known = o.sessionFiles;
-  // group the files by session: a session may be kept in several files (some read earlier, saved in the ledger)
-  const groups = new Map<string, { reads: FileRead[]; asmId: string }>();
+export function writeBatch(batch: FileRead[], options: BatchOptions): WriteReport {
+  const folded = foldSessions(batch, options);
+  enrichSessions(folded, options);
+  const copied = storeCopies(batch, options);
+  const sessions = deriveRows(folded, copied, options);
+  const files = importStates(batch);
+  const written = writeDerived(options.ledger, { sessions, files, now: isoAt(options.now()) });
+  rememberFiles(files, options.sessionFiles);
+  return written;
+}
+
+/**
+ * Groups the files read by session (a session may be kept in several files, some read in an earlier import and
+ * saved in the ledger) and folds each session's states into its facts. A session with nothing readable in any of
+ * its files (garbage, only unknown lines) is not a session: no row.
+ */
+function foldSessions(batch: FileRead[], options: BatchOptions): FoldedSession[] {
+  const groups = new Map<string, FileRead[]>();
   for (const read of batch) {
     if (read.sessionId === null) continue;
     const asmId = asmIdOf(read.agent.name, read.sessionId);
-    const g = groups.get(asmId) ?? { reads: [], asmId };
-    g.reads.push(read);
-    groups.set(asmId, g);
+    const reads = groups.get(asmId);
+    if (reads) reads.push(read);
+    else groups.set(asmId, [read]);
   }
+  const out: FoldedSession[] = [];
+  for (const [asmId, reads] of groups) {
+    const { agent, cap } = reads[0];
+    const entries = [
+      ...reads.map((r) => ({ file: r.file, state: r.state })),
+      ...savedOthers(asmId, reads, options),
+    ];
+    entries.sort((a, b) => a.file.path.localeCompare(b.file.path));
+    const facts: SessionFacts = cap.facts(entries.map((e) => e.state), entries.map((e) => e.file));
+    if (facts.session_id === null) facts.session_id = reads[0].sessionId;
+    if (isEmpty(facts)) continue;
+    out.push({
+      input: { facts, states: entries.map((e) => e.state), files: entries.map((e) => e.file) },
+      asmId,
+      agent,
+      cap,
+    });
+  }
+  return out;
+}
+
+/** The saved fold states of a session's files on record that this batch did not read (a Gemini resume). */
+function savedOthers(
+  asmId: string,
+  reads: FileRead[],
+  options: BatchOptions,
+): { file: TranscriptFile; state: unknown }[] {
+  const fresh = new Set(reads.map((r) => r.file.path));
+  // only a session with another file on record needs the ledger asked at all
+  if (!options.sessionFiles.get(asmId)?.some((p) => !fresh.has(p))) return [];
+  const { agent, cap } = reads[0];
+  const out: { file: TranscriptFile; state: unknown }[] = [];
+  for (const other of filesOfSession(options.ledger, asmId)) {
+    if (fresh.has(other.path)) continue;
+    const state = parseFold(other.fold);
+    if (state === null) continue;
+    const file = options.byPath.get(other.path) ?? cap.fileOf(other.path, options.env, options.io) ??
+      stubFile(agent.name, other.path);
+    out.push({ file, state });
+  }
+  return out;
+}
+
+/** Lets each agent add what lives outside its transcripts (titles, links), all its sessions of the batch at once. */
+function enrichSessions(folded: FoldedSession[], options: BatchOptions): void {
   const perAgent = new Map<
     string,
     { cap: TranscriptCapability; agent: AgentConfig; inputs: EnrichInput[] }
   >();
-  const withPaths: { input: EnrichInput; asmId: string; agent: AgentConfig }[] = [];
-  for (const g of groups.values()) {
-    const { agent, cap } = g.reads[0];
-    const fresh = new Map(g.reads.map((r) => [r.file.path, r]));
-    const entries: { file: TranscriptFile; state: unknown }[] = g.reads.map((r) => ({
-      file: r.file,
-      state: r.state,
-    }));
-    // only a session with another file on record (a Gemini resume) needs the saved states of the others
-    const others = known.get(g.asmId)?.some((p) => !fresh.has(p)) ? filesOfSession(o.ledger, g.asmId) : [];
-    for (const other of others) {
-      if (fresh.has(other.path)) continue;
-      const state = parseFold(other.fold);
-      if (state === null) continue;
-      const file = byPath.get(other.path) ?? cap.fileOf(other.path, o.env, io) ??
-        stubFile(agent.name, other.path);
-      entries.push({ file, state });
-    }
-    entries.sort((a, b) => a.file.path.localeCompare(b.file.path));
-    const facts: SessionFacts = cap.facts(entries.map((e) => e.state), entries.map((e) => e.file));
-    if (facts.session_id === null) facts.session_id = g.reads[0].sessionId;
-    // a file with no readable record at all (garbage, only unknown lines) is not a session: no row
-    if (isEmpty(facts)) continue;
-    const input: EnrichInput = {
-      facts,
-      states: entries.map((e) => e.state),
-      files: entries.map((e) => e.file),
-    };
+  for (const { input, agent, cap } of folded) {
     const slot = perAgent.get(agent.name) ?? { cap, agent, inputs: [] };
     slot.inputs.push(input);
     perAgent.set(agent.name, slot);
-    withPaths.push({ input, asmId: g.asmId, agent });
   }
   for (const { cap, agent, inputs } of perAgent.values()) {
     if (!cap.enrich) continue;
     try {
-      for (const why of cap.enrich(inputs, o.env, io)) {
-        problem({ what: "enrich", agent: agent.name, error: why });
+      for (const why of cap.enrich(inputs, options.env, options.io)) {
+        options.problem({ what: "enrich", agent: agent.name, error: why });
       }
     } catch (err) {
-      problem({ what: "enrich failed", agent: agent.name, error: errorText(err) });
+      options.problem({ what: "enrich failed", agent: agent.name, error: errorText(err) });
     }
   }
+}
 
-  // the copies the reads made (agents that may delete their own files), stored before the rows that name them
+/**
+ * Stores the copies the reads made (agents that may delete their own files), before the rows that name them.
+ * Returns the references stored.
+ */
+function storeCopies(batch: FileRead[], options: BatchOptions): Set<string> {
   const copied = new Set<string>();
   const copies = batch.map((read) => read.copy).filter((c) => c !== null);
   try {
     writeCopies(copies);
     for (const c of copies) copied.add(c.ref);
   } catch (err) {
-    problem({ what: "transcript copies failed", error: errorText(err), copies: copies.length });
+    options.problem({ what: "transcript copies failed", error: errorText(err), copies: copies.length });
   }
+  return copied;
+}
 
-  const closeoutSkills = o.agents.map((a) => a.closeout_skill).filter((s) => s !== "");
+/** Derives each session's row: title, closeout, project (from the folders it touched) and its copy. */
+function deriveRows(folded: FoldedSession[], copied: Set<string>, options: BatchOptions): DerivedSession[] {
+  const closeoutSkills = options.agents.map((a) => a.closeout_skill).filter((s) => s !== "");
   const sessions: DerivedSession[] = [];
-  for (const { input, agent } of withPaths) {
-    const cap = perAgent.get(agent.name)!.cap;
+  for (const { input, agent, cap } of folded) {
     const main = input.files[0];
-    const copy = agent.keep_copies ? copyRefOf(o.asmHome, agent.name, main.rel) : null;
+    const copy = agent.keep_copies ? copyRefOf(options.asmHome, agent.name, main.rel) : null;
     const cwd = input.facts.cwd;
     // the working folder is named once (every line carries it; counting each would drown what was touched)
     const mentions = { ...input.facts.folders };
@@ -134,18 +180,22 @@ export function writeBatch(batch: FileRead[], o: BatchOptions): WriteReport {
         transcriptCopy: copy !== null && (copied.has(copy) || hasCopy(copy)) ? copy : null,
         closeoutSkill: agent.closeout_skill,
         skillMarkers: cap.skillMarkers,
-        projectFolders: roots.rollUp(mentions),
-        home: cwd === null ? null : roots.rootOf(cwd) ?? cwd,
-        rules: o.rules ?? { skillFolders: {}, excludedSkills: [] },
+        projectFolders: options.roots.rollUp(mentions),
+        home: cwd === null ? null : options.roots.rootOf(cwd) ?? cwd,
+        rules: options.rules ?? { skillFolders: {}, excludedSkills: [] },
         closeoutSkills,
-        harnessRoots: o.harnessRoots,
+        harnessRoots: options.harnessRoots,
       }));
     } catch (err) {
-      problem({ what: "derive failed", agent: agent.name, path: main.path, error: errorText(err) });
+      options.problem({ what: "derive failed", agent: agent.name, path: main.path, error: errorText(err) });
     }
   }
+  return sessions;
+}
 
-  const files: ImportStateRow[] = batch.map((read) => ({
+/** Each file's import state: where the next read starts and the fold state there. */
+function importStates(batch: FileRead[]): ImportStateRow[] {
+  return batch.map((read) => ({
     path: read.file.path,
     agent: read.agent.name,
     size: read.file.size,
@@ -157,15 +207,16 @@ export function writeBatch(batch: FileRead[], o: BatchOptions): WriteReport {
     fold: read.fold,
     problem: read.problem,
   }));
-  const written = writeDerived(o.ledger, { sessions, files, now: isoAt(now()) });
-  // a later batch of this import may hold another file of these sessions
+}
+
+/** A later batch of this import may hold another file of these sessions: keep the map of files on record true. */
+function rememberFiles(files: ImportStateRow[], sessionFiles: Map<string, string[]>): void {
   for (const f of files) {
     if (f.asm_id === null) continue;
-    const list = known.get(f.asm_id) ?? [];
+    const list = sessionFiles.get(f.asm_id) ?? [];
     if (!list.includes(f.path)) list.push(f.path);
-    known.set(f.asm_id, list);
+    sessionFiles.set(f.asm_id, list);
   }
-  return written;
 }
 
 function stubFile(agent: string, path: string): TranscriptFile {

@@ -92,150 +92,202 @@ function readers(agents: AgentConfig[]): { agent: AgentConfig; cap: TranscriptCa
 }
 
 /** Runs one import. Unchanged files cost a stat each and nothing is written when nothing changed. */
-export async function importOnce(o: ImportOptions): Promise<ImportReport> {
+export async function importOnce(options: ImportOptions): Promise<ImportReport> {
   // the read workers, once started, end with the import whatever happens in it
   const workers: { pool: ReadPool | null } = { pool: null };
   try {
-    return await runImport(o, workers);
+    return await runImport(options, workers);
   } finally {
     workers.pool?.close();
     closeCopyStores();
   }
 }
 
-async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): Promise<ImportReport> {
-  const now = o.now ?? Date.now;
-  const t0 = now();
-  const io = o.io ?? denoIo;
-  const report: ImportReport = {
-    started_at: isoAt(t0),
-    finished_at: "",
-    ms: 0,
-    files_seen: 0,
-    files_unchanged: 0,
-    files_read: 0,
-    files_resumed: 0,
-    files_failed: 0,
-    bytes_read: 0,
-    sessions_inserted: 0,
-    sessions_updated: 0,
-    problems: 0,
-    stopped: false,
-    read_workers: 0,
-  };
-  const problem = (line: Record<string, unknown>) => {
-    report.problems++;
-    o.log(line);
-  };
-  o.onProgress?.(
-    progressOf({ phase: "walk", files_total: 0, files_done: 0, bytes_total: 0, bytes_done: 0 }, 0),
-  );
+/** Which agent reads a file, by agent name. */
+type Readers = Map<string, { agent: AgentConfig; cap: TranscriptCapability }>;
 
-  // 1. the walk: every agent's files (or, for the refresh, the named ones)
-  const known = knownFiles(o.ledger);
-  // a ledger that knows (almost) no file is about to read every transcript: the workers load during the walk
-  const workersAllowed = o.io !== undefined
+/** One planned read (what `planReads` chose). */
+type PlannedRead = ReturnType<typeof planReads>["reads"][number];
+
+/**
+ * One import in progress: its options, its clock, the report it fills and the progress it announces as its
+ * phases run (walk, plan, read and write, finish).
+ */
+class ImportRun {
+  readonly io: TranscriptIo;
+  readonly now: () => number;
+  readonly t0: number;
+  readonly report: ImportReport;
+  readonly totals = { files: 0, bytes: 0 };
+  filesDone = 0;
+  bytesDone = 0;
+  #lastProgress = 0;
+
+  constructor(readonly options: ImportOptions, readonly workers: { pool: ReadPool | null }) {
+    this.now = options.now ?? Date.now;
+    this.t0 = this.now();
+    this.io = options.io ?? denoIo;
+    this.report = {
+      started_at: isoAt(this.t0),
+      finished_at: "",
+      ms: 0,
+      files_seen: 0,
+      files_unchanged: 0,
+      files_read: 0,
+      files_resumed: 0,
+      files_failed: 0,
+      bytes_read: 0,
+      sessions_inserted: 0,
+      sessions_updated: 0,
+      problems: 0,
+      stopped: false,
+      read_workers: 0,
+    };
+  }
+
+  /** Bad input: one log line, counted. */
+  problem = (line: Record<string, unknown>): void => {
+    this.report.problems++;
+    this.options.log(line);
+  };
+
+  /** Tells the caller how far the import is (at most every 200 ms unless `force`). */
+  progress(phase: ImportProgress["phase"], force: boolean, current = 0): void {
+    if (!this.options.onProgress) return;
+    const t = this.now();
+    if (!force && t - this.#lastProgress < 200) return;
+    this.#lastProgress = t;
+    this.options.onProgress(progressOf({
+      phase,
+      files_total: this.totals.files,
+      files_done: this.filesDone,
+      bytes_total: this.totals.bytes,
+      bytes_done: this.bytesDone + current,
+    }, t - this.t0));
+  }
+
+  /** Closes the report. */
+  finish(): ImportReport {
+    const t1 = this.now();
+    this.report.finished_at = isoAt(t1);
+    this.report.ms = t1 - this.t0;
+    this.progress("done", true);
+    return this.report;
+  }
+}
+
+async function runImport(options: ImportOptions, workers: { pool: ReadPool | null }): Promise<ImportReport> {
+  const run = new ImportRun(options, workers);
+  run.progress("walk", true);
+  const known = knownFiles(options.ledger);
+  // an io handed in is only reachable from this thread; the refresh reads a few files here
+  const workersAllowed = options.io !== undefined
     ? 0
-    : o.workers ?? (o.only === undefined ? defaultReadWorkers() : 0);
-  let pool: ReadPool | null = workers.pool = workersAllowed > 0 && known.size < PARALLEL_FILES
-    ? startReadPool(workersAllowed)
-    : null;
-  const capOf = new Map<string, { agent: AgentConfig; cap: TranscriptCapability }>();
+    : options.workers ?? (options.only === undefined ? defaultReadWorkers() : 0);
+  // a ledger that knows (almost) no file is about to read every transcript: the workers load during the walk
+  if (workersAllowed > 0 && known.size < PARALLEL_FILES) workers.pool = startReadPool(workersAllowed);
+  const { files, readers } = walkStores(run);
+  const reads = planImport(run, files, known);
+  sizeThePool(run, reads, workersAllowed);
+  await readAndWrite(run, reads, { files, readers, known });
+  return run.finish();
+}
+
+/** The walk: every agent's files (or, for the refresh, the named ones). A store that fails is one problem. */
+function walkStores(run: ImportRun): { files: TranscriptFile[]; readers: Readers } {
+  const { options, io } = run;
+  const readersByName: Readers = new Map();
   const files: TranscriptFile[] = [];
-  for (const r of readers(o.agents)) {
-    capOf.set(r.agent.name, r);
+  for (const r of readers(options.agents)) {
+    readersByName.set(r.agent.name, r);
     try {
-      const found = o.only
-        ? o.only.filter((f) => f.agent === r.agent.name).map((f) => r.cap.fileOf(f.path, o.env, io))
+      const found = options.only
+        ? options.only.filter((f) => f.agent === r.agent.name).map((f) =>
+          r.cap.fileOf(f.path, options.env, io)
+        )
           .filter((f): f is TranscriptFile => f !== null)
         : r.cap.discover(
-          o.env,
+          options.env,
           io,
           (path, why) =>
-            problem({ what: "transcript folder unreadable", agent: r.agent.name, path, error: why }),
+            run.problem({ what: "transcript folder unreadable", agent: r.agent.name, path, error: why }),
         );
       for (const f of found) files.push({ ...f, agent: r.agent.name });
     } catch (err) {
-      problem({ what: "transcript walk failed", agent: r.agent.name, error: errorText(err) });
+      run.problem({ what: "transcript walk failed", agent: r.agent.name, error: errorText(err) });
     }
   }
-  report.files_seen = files.length;
+  run.report.files_seen = files.length;
+  return { files, readers: readersByName };
+}
 
-  // 2. the plan: skip what is unchanged; the refresh takes only files that grew
+/** The plan: skip what is unchanged; the refresh takes only files that grew; a file that failed waits for a change. */
+function planImport(
+  run: ImportRun,
+  files: TranscriptFile[],
+  known: ReturnType<typeof knownFiles>,
+): PlannedRead[] {
+  const { options } = run;
   const plan = planReads(files, known);
-  report.files_unchanged = plan.unchanged;
+  run.report.files_unchanged = plan.unchanged;
   let reads = plan.reads;
-  if (o.only) reads = reads.filter((r) => r.known === null || r.file.size > r.known.size);
-  if (o.failed) {
-    const failed = o.failed;
-    reads = reads.filter((r) => failed.get(r.file.path) !== `${r.file.size}:${r.file.mtimeMs}`);
-  }
-  const byPath = new Map(files.map((f) => [f.path, f]));
-  const totals = {
-    files: reads.length,
-    bytes: reads.reduce((n, r) => n + Math.max(r.file.size - r.from, 0), 0),
-  };
-  let filesDone = 0;
-  let bytesDone = 0;
-  let lastProgress = 0;
-  const progress = (force: boolean, current = 0) => {
-    if (!o.onProgress) return;
-    const t = now();
-    if (!force && t - lastProgress < 200) return;
-    lastProgress = t;
-    o.onProgress(progressOf({
-      phase: "read",
-      files_total: totals.files,
-      files_done: filesDone,
-      bytes_total: totals.bytes,
-      bytes_done: bytesDone + current,
-    }, t - t0));
-  };
-  progress(true);
+  if (options.only) reads = reads.filter((r) => r.known === null || r.file.size > r.known.size);
+  const failed = options.failed;
+  if (failed) reads = reads.filter((r) => failed.get(r.file.path) !== `${r.file.size}:${r.file.mtimeMs}`);
+  run.totals.files = reads.length;
+  run.totals.bytes = reads.reduce((n, r) => n + Math.max(r.file.size - r.from, 0), 0);
+  run.progress("read", true);
+  return reads;
+}
 
-  // 3. read, in batches: each batch is folded, derived and written in one transaction
-  const roots = projectRoots(io, [safeHome(o.env)]);
-  // the files on record of each session: a session with more than one needs the others' saved states
-  const sessionFiles = new Map<string, string[]>();
-  for (const k of known.values()) {
-    if (k.asm_id === null) continue;
-    const list = sessionFiles.get(k.asm_id) ?? [];
-    list.push(k.path);
-    sessionFiles.set(k.asm_id, list);
+/** Reads go to workers when they are many (the writer keeps this thread); a few are read here. */
+function sizeThePool(run: ImportRun, reads: PlannedRead[], workersAllowed: number): void {
+  const { workers, options } = run;
+  const many = reads.length >= PARALLEL_FILES || run.totals.bytes >= PARALLEL_BYTES;
+  if (workers.pool === null && workersAllowed > 0 && (many || options.workers !== undefined)) {
+    workers.pool = startReadPool(workersAllowed);
+  } else if (workers.pool !== null && !many && options.workers === undefined) {
+    workers.pool.close();
+    workers.pool = null;
   }
-  const batchSize = o.batchSessions ?? (o.yieldEveryMs === undefined ? 2000 : 500);
-  const batchOptions = { ...o, io, roots, byPath, sessionFiles, problem, now };
-  const write = (files: FileRead[]) => {
-    const written = writeBatch(files, batchOptions);
-    report.sessions_inserted += written.inserted;
-    report.sessions_updated += written.updated;
-  };
-  // the reads: in workers when there are many (the writer keeps this thread), else here
-  const many = reads.length >= PARALLEL_FILES || totals.bytes >= PARALLEL_BYTES;
-  if (pool === null && workersAllowed > 0 && (many || o.workers !== undefined)) {
-    pool = workers.pool = startReadPool(workersAllowed);
-  } else if (pool !== null && !many && o.workers === undefined) {
-    pool.close();
-    pool = workers.pool = null;
-  }
-  const jobOf = (read: (typeof reads)[number]): ReadJob => {
-    const agent = capOf.get(read.file.agent)!.agent;
+  run.report.read_workers = workers.pool?.size ?? 0;
+}
+
+/**
+ * Read, in batches: each file is read (in a worker or here) as a self-contained job; its result joins the batch,
+ * and each batch is folded, derived and written in one transaction. The import stops between files when asked.
+ */
+async function readAndWrite(
+  run: ImportRun,
+  reads: PlannedRead[],
+  walked: { files: TranscriptFile[]; readers: Readers; known: ReturnType<typeof knownFiles> },
+): Promise<void> {
+  const { options, io, report } = run;
+  const pool = run.workers.pool;
+  const write = batchWriter(run, walked);
+  const jobOf = (read: PlannedRead): ReadJob => {
+    const agent = walked.readers.get(read.file.agent)!.agent;
     return {
       read,
       agent,
       // only a grown file is read on from its offset, with the state saved there
-      savedFold: read.mode === "resume" ? foldStateOf(o.ledger, read.file.path) : null,
-      copyTo: agent.keep_copies ? copyRefOf(o.asmHome, agent.name, read.file.rel) : null,
-      chunkBytes: o.chunkBytes,
-      maxLineBytes: o.maxLineBytes,
-      yieldEveryMs: pool ? undefined : o.yieldEveryMs,
+      savedFold: read.mode === "resume" ? foldStateOf(options.ledger, read.file.path) : null,
+      copyTo: agent.keep_copies ? copyRefOf(options.asmHome, agent.name, read.file.rel) : null,
+      chunkBytes: options.chunkBytes,
+      maxLineBytes: options.maxLineBytes,
+      yieldEveryMs: pool ? undefined : options.yieldEveryMs,
     };
   };
   const readHere = async ([job]: ReadJob[]): Promise<ReadDone[]> => [
-    await readTranscript(job, capOf.get(job.agent.name)!.cap, io, (n) => progress(false, n)),
+    await readTranscript(
+      job,
+      walked.readers.get(job.agent.name)!.cap,
+      io,
+      (n) => run.progress("read", false, n),
+    ),
   ];
   const jobs = reads.map(jobOf);
-  report.read_workers = pool?.size ?? 0;
+  const batchSize = options.batchSessions ?? (options.yieldEveryMs === undefined ? 2000 : 500);
   let batch: FileRead[] = [];
   let copyBytes = 0;
   for await (
@@ -251,29 +303,19 @@ async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): 
         : { running: 1, waiting: 1, bytes: 0 },
     )
   ) {
-    if (o.shouldStop?.()) {
+    if (options.shouldStop?.()) {
       report.stopped = true;
       break;
     }
-    const { read } = job;
-    for (const line of done.problems) problem(line);
-    filesDone++;
-    bytesDone += Math.max(read.file.size - read.from, 0);
-    if (done.data === null) {
-      report.files_failed++;
-      o.failed?.set(read.file.path, `${read.file.size}:${read.file.mtimeMs}`);
-    } else {
-      o.failed?.delete(read.file.path);
-      report.files_read++;
-      if (done.data.resumed) report.files_resumed++;
-      report.bytes_read += done.data.outcome.bytesRead;
-      const r = capOf.get(read.file.agent)!;
-      batch.push({ ...done.data, agent: r.agent, cap: r.cap });
-      for (const part of done.data.copy?.parts ?? []) copyBytes += part.length;
+    const read = takeRead(run, job.read, done);
+    if (read !== null) {
+      const r = walked.readers.get(job.read.file.agent)!;
+      batch.push({ ...read, agent: r.agent, cap: r.cap });
+      for (const part of read.copy?.parts ?? []) copyBytes += part.length;
     }
-    progress(false);
+    run.progress("read", false);
     // copies wait in memory for their batch: a batch holding many large ones is written early
-    if ((batch.length >= batchSize || copyBytes >= COPY_BYTES_PER_BATCH) && !o.shouldStop?.()) {
+    if ((batch.length >= batchSize || copyBytes >= COPY_BYTES_PER_BATCH) && !options.shouldStop?.()) {
       write(batch);
       batch = [];
       copyBytes = 0;
@@ -282,19 +324,56 @@ async function runImport(o: ImportOptions, workers: { pool: ReadPool | null }): 
     }
   }
   pool?.close();
-  if (batch.length && !o.shouldStop?.()) write(batch);
+  if (batch.length && !options.shouldStop?.()) write(batch);
   else if (batch.length) report.stopped = true;
-  const t1 = now();
-  report.finished_at = isoAt(t1);
-  report.ms = t1 - t0;
-  o.onProgress?.(progressOf({
-    phase: "done",
-    files_total: totals.files,
-    files_done: filesDone,
-    bytes_total: totals.bytes,
-    bytes_done: bytesDone,
-  }, t1 - t0));
-  return report;
+}
+
+/** Counts one finished read; its data when it read, null when it failed (remembered until the file changes). */
+function takeRead(run: ImportRun, read: PlannedRead, done: ReadDone): ReadDone["data"] {
+  const { options, report } = run;
+  for (const line of done.problems) run.problem(line);
+  run.filesDone++;
+  run.bytesDone += Math.max(read.file.size - read.from, 0);
+  if (done.data === null) {
+    report.files_failed++;
+    options.failed?.set(read.file.path, `${read.file.size}:${read.file.mtimeMs}`);
+    return null;
+  }
+  options.failed?.delete(read.file.path);
+  report.files_read++;
+  if (done.data.resumed) report.files_resumed++;
+  report.bytes_read += done.data.outcome.bytesRead;
+  return done.data;
+}
+
+/** Writes one batch of reads (one transaction), counting what it inserted and updated. */
+function batchWriter(
+  run: ImportRun,
+  walked: { files: TranscriptFile[]; known: ReturnType<typeof knownFiles> },
+): (reads: FileRead[]) => void {
+  const { options, io, report } = run;
+  // the files on record of each session: a session with more than one needs the others' saved states
+  const sessionFiles = new Map<string, string[]>();
+  for (const k of walked.known.values()) {
+    if (k.asm_id === null) continue;
+    const list = sessionFiles.get(k.asm_id) ?? [];
+    list.push(k.path);
+    sessionFiles.set(k.asm_id, list);
+  }
+  const batchOptions = {
+    ...options,
+    io,
+    roots: projectRoots(io, [safeHome(options.env)]),
+    byPath: new Map(walked.files.map((f) => [f.path, f])),
+    sessionFiles,
+    problem: run.problem,
+    now: run.now,
+  };
+  return (reads) => {
+    const written = writeBatch(reads, batchOptions);
+    report.sessions_inserted += written.inserted;
+    report.sessions_updated += written.updated;
+  };
 }
 
 /** Reads worth workers: this many files, or this many bytes. */

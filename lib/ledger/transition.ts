@@ -112,10 +112,26 @@ function newSession(event: HookEvent): SessionState {
 }
 
 function applyHook(state: LedgerState, event: HookEvent, clearedFrom: string | null): LedgerState {
-  const before = state.session ?? newSession(event);
-  const s: SessionState = {
+  const s = mergeFacts(state.session ?? newSession(event), event, clearedFrom);
+  const runs = state.runs.map((r) => ({ ...r }));
+  const { run, runIsNew } = runOfEvent(runs, event);
+  switch (event.event) {
+    case "SessionEnd":
+      applyEnd(s, runs, run, event);
+      break;
+    case "SessionStart":
+      applyStart(s, run, runIsNew, event);
+      break;
+    default:
+      applyActivity(s, run, runIsNew, event);
+  }
+  return { session: s, runs };
+}
+
+/** The facts an event carries, merged in: they only fill blanks or move forward, never erase what was said. */
+function mergeFacts(before: SessionState, event: HookEvent, clearedFrom: string | null): SessionState {
+  return {
     ...before,
-    // facts only fill blanks or move forward; a late event never erases what an earlier one said
     name: event.session_name ?? before.name,
     cwd: before.cwd ?? event.cwd,
     transcript_path: event.transcript_path ?? before.transcript_path,
@@ -130,76 +146,93 @@ function applyHook(state: LedgerState, event: HookEvent, clearedFrom: string | n
     // about the latest start only: a start whose rules all applied clears what an earlier start said
     rules_note: event.event === "SessionStart" ? event.rules_skipped ?? null : before.rules_note,
   };
-  const runs = state.runs.map((r) => ({ ...r }));
-  const key = event.agent_pid !== null && event.agent_proc_start !== null
-    ? { pid: event.agent_pid, proc_start: event.agent_proc_start }
-    : null;
-  let run = key ? runs.find((r) => sameProcess(r, key)) : undefined;
-  let runIsNew = false;
-  if (key && !run) {
-    run = {
-      pid: key.pid,
-      proc_start: key.proc_start,
-      boot_id: event.boot_id,
-      launch_token: event.launch_token,
-      started_at: event.ts,
-      ended_at: null,
-      start_source: event.event === "SessionStart" ? event.source : null,
-      end_reason: null,
-    };
-    runs.push(run);
-    runIsNew = true;
-  } else if (run) {
+}
+
+/**
+ * The run of the process the event names (pid + start ticks), made when it is new (mutates `runs`). An event
+ * that names no process has no run.
+ */
+function runOfEvent(runs: RunState[], event: HookEvent): { run: RunState | undefined; runIsNew: boolean } {
+  if (event.agent_pid === null || event.agent_proc_start === null) return { run: undefined, runIsNew: false };
+  const key = { pid: event.agent_pid, proc_start: event.agent_proc_start };
+  const run = runs.find((r) => sameProcess(r, key));
+  if (run) {
     run.started_at = earlier(run.started_at, event.ts)!;
     if (event.event === "SessionStart") run.start_source = event.source ?? run.start_source;
     run.launch_token = run.launch_token ?? event.launch_token;
+    return { run, runIsNew: false };
   }
-  // "newer than the end": evidence produced after the session was recorded as finished
-  const newerThanEnd = s.ended_at === null || event.ts > s.ended_at;
+  const made: RunState = {
+    pid: key.pid,
+    proc_start: key.proc_start,
+    boot_id: event.boot_id,
+    launch_token: event.launch_token,
+    started_at: event.ts,
+    ended_at: null,
+    start_source: event.event === "SessionStart" ? event.source : null,
+    end_reason: null,
+  };
+  runs.push(made);
+  return { run: made, runIsNew: true };
+}
 
-  if (event.event === "SessionEnd") {
-    const closes = run ? [run] : runs.filter((r) => r.ended_at === null);
-    for (const r of closes) {
-      if (r.ended_at === null) {
-        r.ended_at = event.ts;
-        r.end_reason = event.source;
-      }
+/** "Newer than the end": evidence produced after the session was recorded as finished. */
+function newerThanEnd(s: SessionState, event: HookEvent): boolean {
+  return s.ended_at === null || event.ts > s.ended_at;
+}
+
+/**
+ * A SessionEnd closes its own run (or every open one when it names no process); the session ends when no run is
+ * left open. A repeated end (Gemini fires SessionEnd up to three times) changes nothing more; a killed session's
+ * claim stands (the end only closes the run). Mutates `s` and `runs`.
+ */
+function applyEnd(s: SessionState, runs: RunState[], run: RunState | undefined, event: HookEvent): void {
+  for (const r of run ? [run] : runs.filter((r) => r.ended_at === null)) {
+    if (r.ended_at === null) {
+      r.ended_at = event.ts;
+      r.end_reason = event.source;
     }
-    if (s.status === "live" || s.status === "starting" || s.status === "lost") {
-      const stillOpen = runs.some((r) => r.ended_at === null);
-      // lost -> ended: the agent said goodbye after all, which is the truer word
-      if (!stillOpen || s.status === "lost") {
-        s.status = "ended";
-        s.ended_at = event.ts;
-        s.end_reason = event.source;
-      }
-    }
-    // ended: a repeated end (Gemini fires SessionEnd up to three times) changes nothing more
-    // killed: the claim stands; the end only closes the run
-    return { session: s, runs };
   }
-
-  if (event.event === "SessionStart") {
-    if (s.status === "starting" || s.status === "live") {
-      s.status = "live";
-    } else if (newerThanEnd) {
-      // ended / lost / killed and a process started it again (a resume): live, new run
-      s.status = "live";
-      s.ended_at = null;
-      s.end_reason = null;
-    } else if (run && runIsNew) {
-      // a start older than the recorded end arrived late: it happened, but it is over
-      run.ended_at = s.ended_at;
-      run.end_reason = s.end_reason;
-    }
-    return { session: s, runs };
+  if (s.status !== "live" && s.status !== "starting" && s.status !== "lost") return;
+  // lost -> ended: the agent said goodbye after all, which is the truer word
+  if (!runs.some((r) => r.ended_at === null) || s.status === "lost") {
+    s.status = "ended";
+    s.ended_at = event.ts;
+    s.end_reason = event.source;
   }
+}
 
-  // prompt, stop and every other kind of activity
+/**
+ * A SessionStart makes a starting session live, and a finished one live again when it is newer than the end (a
+ * resume). A start older than the recorded end arrived late: it happened, but its new run is over.
+ */
+function applyStart(s: SessionState, run: RunState | undefined, runIsNew: boolean, event: HookEvent): void {
+  if (s.status === "starting" || s.status === "live") {
+    s.status = "live";
+  } else if (newerThanEnd(s, event)) {
+    s.status = "live";
+    s.ended_at = null;
+    s.end_reason = null;
+  } else if (run && runIsNew) {
+    run.ended_at = s.ended_at;
+    run.end_reason = s.end_reason;
+  }
+}
+
+/**
+ * A prompt, a stop or any other activity: a starting session is live; a lost one that speaks after it was
+ * declared lost is live again with its run reopened (the poll was wrong); a finished session's late new run is
+ * closed at its end.
+ */
+function applyActivity(
+  s: SessionState,
+  run: RunState | undefined,
+  runIsNew: boolean,
+  event: HookEvent,
+): void {
   if (s.status === "starting") {
     s.status = "live";
-  } else if (s.status === "lost" && newerThanEnd) {
-    // the poll was wrong: the agent spoke after it was declared lost
+  } else if (s.status === "lost" && newerThanEnd(s, event)) {
     s.status = "live";
     s.ended_at = null;
     s.end_reason = null;
@@ -211,7 +244,6 @@ function applyHook(state: LedgerState, event: HookEvent, clearedFrom: string | n
     run.ended_at = s.ended_at;
     run.end_reason = s.end_reason;
   }
-  return { session: s, runs };
 }
 
 function applyRunsGone(state: LedgerState, gone: ProcessKey[], at: string): LedgerState {

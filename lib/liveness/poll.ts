@@ -21,7 +21,14 @@ import {
   toIso,
 } from "../ledger/mod.ts";
 import { bootId, LINUX_PROC, type ProcInfo, type ProcSource, readProc } from "../procs/mod.ts";
-import { EMPTY_MEMORY, judge, type JudgedSession, type OpenRun, type PollMemory } from "./judge.ts";
+import {
+  EMPTY_MEMORY,
+  judge,
+  type JudgedSession,
+  type Judgement,
+  type OpenRun,
+  type PollMemory,
+} from "./judge.ts";
 
 /** What one server (or test) carries from poll to poll. */
 export interface PollState {
@@ -107,34 +114,50 @@ export function pollOnce(deps: PollDeps): PollReport {
   const { ledger } = deps;
   const state = deps.state ?? newPollState();
   const at = isoAt(deps.now?.() ?? Date.now());
-  const { sessions, runs } = pollRows(ledger);
-  if (sessions.length === 0 && runs.length === 0) {
+  const rows = pollRows(ledger);
+  if (rows.sessions.length === 0 && rows.runs.length === 0) {
     clearFinishedActivity(ledger);
     state.memory = EMPTY_MEMORY;
     return { at, runs: 0, sessions: 0, closed: 0, lost: [], changed: 0 };
   }
   const source = deps.proc ?? LINUX_PROC;
   const procs = procLookup(source);
-  for (const run of runs) procs.get(run.pid);
+  for (const run of rows.runs) procs.get(run.pid);
+  const open = openSessions(rows);
+  const agents = deps.agents ?? loadAgents({ asmHome: deps.asmHome, env: deps.env });
+  const evidence = askAgents(open.byAgent, agents, { deps, state, procs, source });
+  const judgement = judgeNow(rows, open.runs, evidence, { deps, state, agents, procs, source, at });
+  state.memory = judgement.memory;
+  const { closed, lost } = closeGone(judgement, ledger, at, deps.log);
+  logUnknown(judgement, state, deps.log);
+  const changed = recordJudgedActivity(judgement, ledger);
+  return { at, runs: open.runs.length, sessions: judgement.activity.size, closed, lost, changed };
+}
 
-  const openRuns: OpenRun[] = [];
+type PollRows = ReturnType<typeof pollRows>;
+
+/** The open runs as the judge takes them, and each agent's open sessions as its `live()` takes them. */
+function openSessions(rows: PollRows): { runs: OpenRun[]; byAgent: Map<string, OpenSessionRef[]> } {
   const refs = new Map<string, OpenSessionRef>();
   const byAgent = new Map<string, OpenSessionRef[]>();
-  for (const s of sessions) {
+  for (const s of rows.sessions) {
     const ref: OpenSessionRef = {
       agentSessionId: s.agent_session_id,
       transcriptPath: s.transcript_path,
       runs: [],
     };
     refs.set(s.asm_id, ref);
-    byAgent.set(s.agent, [...(byAgent.get(s.agent) ?? []), ref]);
+    const list = byAgent.get(s.agent);
+    if (list) list.push(ref);
+    else byAgent.set(s.agent, [ref]);
   }
-  const sessionById = new Map(sessions.map((s) => [s.asm_id, s]));
-  for (const run of runs) {
+  const sessionById = new Map(rows.sessions.map((s) => [s.asm_id, s]));
+  const runs: OpenRun[] = [];
+  for (const run of rows.runs) {
     const s = sessionById.get(run.asm_id);
     if (!s) continue;
     refs.get(run.asm_id)!.runs.push({ pid: run.pid, procStart: run.proc_start });
-    openRuns.push({
+    runs.push({
       asmId: run.asm_id,
       agent: s.agent,
       agentSessionId: s.agent_session_id,
@@ -143,9 +166,28 @@ export function pollOnce(deps: PollDeps): PollReport {
       bootId: run.boot_id,
     });
   }
+  return { runs, byAgent };
+}
 
-  // only agents with something open are asked: an idle server reads no agent's folders
-  const agents = deps.agents ?? loadAgents({ asmHome: deps.asmHome, env: deps.env });
+/** What one tick has in hand while it gathers facts. */
+interface Tick {
+  deps: PollDeps;
+  state: PollState;
+  procs: ReturnType<typeof procLookup>;
+  source: ProcSource;
+}
+
+/**
+ * Each agent's own running-session evidence. Only agents with something open are asked: an idle server reads no
+ * agent's folders. An agent whose `live()` fails is left out (the process check still runs), one line per
+ * distinct failure.
+ */
+function askAgents(
+  byAgent: Map<string, OpenSessionRef[]>,
+  agents: AgentConfig[],
+  tick: Tick,
+): Map<string, LiveReport> {
+  const { deps, state, procs, source } = tick;
   const evidence = new Map<string, LiveReport>();
   for (const [name, open] of byAgent) {
     const agent = agents.find((a) => a.name === name);
@@ -158,7 +200,6 @@ export function pollOnce(deps: PollDeps): PollReport {
       if (live) evidence.set(name, live({ agent, env: deps.env, procs, open, proc: source }));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      // the process check still runs without this agent's evidence; one line per distinct failure
       logOnce(state, deps.log, `live ${name} ${message}`, {
         what: "poll: live() failed",
         agent: name,
@@ -166,59 +207,75 @@ export function pollOnce(deps: PollDeps): PollReport {
       });
     }
   }
+  return evidence;
+}
 
-  const judged: JudgedSession[] = sessions.map((s) => ({
+/** The pure judge, given this tick's facts: the process table, the evidence, the hooks, the transcripts' times. */
+function judgeNow(
+  rows: PollRows,
+  runs: OpenRun[],
+  evidence: Map<string, LiveReport>,
+  tick: Tick & { agents: AgentConfig[]; at: string },
+): Judgement {
+  const { deps, state, agents, procs, source, at } = tick;
+  const open = (status: string) => status === "live" || status === "starting";
+  const sessions: JudgedSession[] = rows.sessions.map((s) => ({
     asmId: s.asm_id,
     agent: s.agent,
     agentSessionId: s.agent_session_id,
     status: s.status,
-    transcriptAt: s.status === "live" || s.status === "starting" ? mtimeOf(s.transcript_path) : null,
+    transcriptAt: open(s.status) ? mtimeOf(s.transcript_path) : null,
   }));
   const stalled = new Map(agents.map((a) => [a.name, a.stalled_minutes * 60_000]));
-  const judgement = judge({
+  return judge({
     now: at,
     bootId: bootId(source),
     procs: procs.table(),
-    runs: openRuns,
-    sessions: judged,
+    runs,
+    sessions,
     evidence,
-    hooks: hookActivity(
-      ledger,
-      judged.filter((s) => s.status === "live" || s.status === "starting").map((s) => s.asmId),
-    ),
+    hooks: hookActivity(deps.ledger, sessions.filter((s) => open(s.status)).map((s) => s.asmId)),
     stalledAfterMs: (agent) => deps.stalledAfterMs ?? stalled.get(agent) ?? 5 * 60_000,
     memory: state.memory,
   });
-  state.memory = judgement.memory;
+}
 
+/** Closes the runs the judge found gone (a live session with none left becomes lost); one log line each. */
+function closeGone(
+  judgement: Judgement,
+  ledger: Ledger,
+  at: string,
+  log: PollDeps["log"],
+): { closed: number; lost: string[] } {
   const gone = new Map<string, ProcessKey[]>([...judgement.gone].map(([id, g]) => [id, g.runs]));
   const after = closeGoneRuns(ledger, gone, at);
   const lost: string[] = [];
   for (const [asmId, g] of judgement.gone) {
     const status = after.get(asmId) ?? null;
     if (status === "lost") lost.push(asmId);
-    deps.log?.({ what: "poll: runs gone", asm_id: asmId, runs: g.runs, why: g.why, status });
+    log?.({ what: "poll: runs gone", asm_id: asmId, runs: g.runs, why: g.why, status });
   }
+  return { closed: [...gone.values()].reduce((n, r) => n + r.length, 0), lost };
+}
+
+/** An activity value an agent reported that asm does not know: one line per (agent, value). */
+function logUnknown(judgement: Judgement, state: PollState, log: PollDeps["log"]): void {
   for (const u of judgement.unknown) {
-    logOnce(state, deps.log, `unknown ${u.agent} ${u.value}`, {
+    logOnce(state, log, `unknown ${u.agent} ${u.value}`, {
       what: "poll: unknown activity value",
       agent: u.agent,
       value: u.value,
     });
   }
+}
+
+/** Writes the activity words the judge decided; the count of rows that changed. */
+function recordJudgedActivity(judgement: Judgement, ledger: Ledger): number {
   const updates: ActivityUpdate[] = [...judgement.activity].map(([asmId, a]) => ({
     asm_id: asmId,
     activity: a?.activity ?? null,
     activity_reason: a?.reason ?? null,
     activity_at: a?.at ?? null,
   }));
-  const changed = recordActivity(ledger, updates) + clearFinishedActivity(ledger);
-  return {
-    at,
-    runs: openRuns.length,
-    sessions: judgement.activity.size,
-    closed: [...gone.values()].reduce((n, r) => n + r.length, 0),
-    lost,
-    changed,
-  };
+  return recordActivity(ledger, updates) + clearFinishedActivity(ledger);
 }
