@@ -1,82 +1,58 @@
 /**
- * The asm command line. `./asm <command>`; `./asm help` lists the commands.
+ * The asm command line: `./asm <command>`; `./asm help` lists the commands. This file is the table of commands
+ * (each with its summary, typed options, positionals and handler) and nothing else of substance: parsing and
+ * help come from `lib/cli`, and every handler calls its feature's own entry, imported only when it runs so
+ * `--help` and a refused argument stay fast and touch nothing.
  * @module
  */
-import { join } from "node:path";
-import { asmHome } from "./lib/config/paths.ts";
-import { drainOnce } from "./lib/inbox/mod.ts";
-import { Ledger } from "./lib/ledger/mod.ts";
+import { basename, join } from "node:path";
 import {
-  acquireWriterLock,
-  AlreadyRunningError,
-  ensureDataFolder,
-  harnessRoots,
-  registryIgnoreReason,
-  serverLogger,
-  startServer,
-} from "./lib/server/mod.ts";
-import { ROUTES } from "./routes/mod.ts";
+  type CommandArgs,
+  commandList,
+  type CommandSpec,
+  helpFor,
+  runCommandLine,
+  usageLine,
+} from "./lib/cli/mod.ts";
+import { asmHome } from "./lib/config/paths.ts";
+import type { ActionInput } from "./lib/cli/actions.ts";
+import { GATE_NAMES } from "./verify/mod.ts";
 
-const HELP = `asm: the AI Session Manager
+const PROGRAM = "./asm";
 
-  ./asm serve [--port 7777] [--testing]   run the server on 127.0.0.1
-  ./asm open [--print]                     open the page in your browser with a one-time key code
-  ./asm test [path...]                     install what is missing, run every test (or those paths), print
-                                           "N passed, N failed"; deno test flags as --flag=value
-  ./asm verify gate0|gate1-hook|gate1-live|gate2   run one gate and print each check
-  ./asm install [--agent NAME]... [--no-canary]   add asm's hook to the agents' own hook configs
-  ./asm uninstall [--agent NAME]...        restore the agents' hook configs
-  ./asm drain                              drain the inbox once (refuses while a server runs)
-  ./asm launch|end|resume|continue|send|focus ...   act on sessions through the running server
-                                           (./asm help actions for the arguments)
-  ./asm import                             import every transcript (a running server is asked to do it)
-  ./asm sessions [--json] [--all]          list the sessions (--all: the hidden ones too)
-  ./asm bench hook                         benchmark the hook; prints one JSON line
-  ./asm bench import [--bytes N] [--sessions N]   benchmark the import on a generated corpus; one JSON line
-  ./asm bench api                          benchmark the API and the Sessions page on 10,000 sessions; one JSON line
+const SESSION_ARG = {
+  name: "session",
+  description: "its asm id or a unique prefix of it (as ./asm sessions shows it), or the agent's own id",
+} as const;
 
-Data folder: $ASM_HOME (default ~/.asm).`;
+const JSON_OPTION = { type: "boolean", description: "print the server's answer as JSON" } as const;
 
-function flag(args: string[], name: string): boolean {
-  const i = args.indexOf(name);
-  if (i < 0) return false;
-  args.splice(i, 1);
-  return true;
-}
-
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const value = args[i + 1];
-  if (value === undefined || value.startsWith("--")) throw new UsageError(`${name} needs a value`);
-  args.splice(i, 2);
-  return value;
-}
-
-function options(args: string[], name: string): string[] {
-  const out: string[] = [];
-  for (let v = option(args, name); v !== undefined; v = option(args, name)) out.push(v);
-  return out;
-}
-
-class UsageError extends Error {
-  override name = "UsageError";
-}
-
-async function serve(args: string[]): Promise<number> {
-  const portText = option(args, "--port") ?? "7777";
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--port ${portText} is not a port`);
+async function serve(args: CommandArgs): Promise<number> {
+  const { startServer } = await import("./lib/server/mod.ts");
+  const { ROUTES } = await import("./routes/mod.ts");
+  const home = asmHome();
+  const port = args.number("port")!;
+  let server;
+  try {
+    server = await startServer({
+      asmHome: home,
+      port,
+      mode: args.flag("testing") ? "testing" : "live",
+      routes: ROUTES,
+    });
+  } catch (err) {
+    const taken = err instanceof Deno.errors.AddrInUse;
+    if (!taken && !(err instanceof Deno.errors.PermissionDenied)) throw err;
+    console.error(
+      `asm serve: ${
+        taken
+          ? await portTaken(port)
+          : `this user may not listen on port ${port} (${err.message}); choose another with --port N`
+      }`,
+    );
+    return 1;
   }
-  const testing = flag(args, "--testing");
-  const server = await startServer({
-    asmHome: asmHome(),
-    port,
-    mode: testing ? "testing" : "live",
-    routes: ROUTES,
-  });
-  console.log(`asm is serving on ${server.url} (data folder ${asmHome()})`);
+  console.log(`asm is serving on ${server.url} (data folder ${home})`);
   // a one-time code only to a person at a terminal: a log or a pipe gets the plain address (then `asm open`)
   if (Deno.stdout.isTerminal()) {
     const { code } = server.context.codes.mint();
@@ -94,7 +70,32 @@ async function serve(args: string[]): Promise<number> {
   return 0;
 }
 
-function drain(): number {
+/** One sentence naming the port and who holds it, from the kernel's socket table. */
+async function portTaken(port: number): Promise<string> {
+  const { listenerOn, pidsHolding, readProc } = await import("./lib/procs/mod.ts");
+  const advice = "stop it or choose another port with --port N";
+  const listener = listenerOn(port);
+  if (listener === null) return `port ${port} is already taken; ${advice}`;
+  const pids = pidsHolding(listener.inode);
+  if (pids.length === 0) {
+    return `port ${port} is already taken by a process asm cannot see (its socket belongs to uid ` +
+      `${listener.uid}); ${advice}`;
+  }
+  const holders = pids.map((pid) => {
+    const proc = readProc(pid);
+    const program = proc?.exe ?? proc?.argv[0];
+    return program ? `pid ${pid} (${basename(program)})` : `pid ${pid}`;
+  });
+  return `port ${port} is already taken by ${holders.join(", ")}; ${advice}`;
+}
+
+async function drain(): Promise<number> {
+  const { drainOnce } = await import("./lib/inbox/mod.ts");
+  const { Ledger } = await import("./lib/ledger/mod.ts");
+  const { acquireWriterLock, ensureDataFolder, harnessRoots, registryIgnoreReason, serverLogger } =
+    await import(
+      "./lib/server/mod.ts"
+    );
   const home = asmHome();
   ensureDataFolder(home);
   const lock = acquireWriterLock(home, { mode: "drain" });
@@ -125,92 +126,349 @@ function drain(): number {
   }
 }
 
-async function main(argv: string[]): Promise<number> {
-  const args = [...argv];
-  const command = args.shift() ?? "help";
-  switch (command) {
-    case "serve":
-      return await serve(args);
-    case "drain":
-      return drain();
-    case "open": {
-      const { openCli } = await import("./lib/server/open_cli.ts");
-      return await openCli({ print: flag(args, "--print") });
-    }
-    case "test": {
-      const { runAllTests } = await import("./verify/run_tests.ts");
-      return await runAllTests({ extraArgs: args });
-    }
-    case "verify": {
-      const { runGateCli } = await import("./verify/mod.ts");
-      return await runGateCli(args);
-    }
-    case "install":
-    case "uninstall": {
-      const { installCli } = await import("./lib/install/cli.ts");
-      return await installCli(command, {
-        agents: options(args, "--agent"),
-        canary: !flag(args, "--no-canary"),
-      });
-    }
-    case "import": {
-      const { importCli } = await import("./lib/history/cli.ts");
-      return await importCli();
-    }
-    case "sessions": {
-      const { sessionsCli } = await import("./lib/history/cli.ts");
-      return sessionsCli({ json: flag(args, "--json"), all: flag(args, "--all") });
-    }
-    case "launch":
-    case "end":
-    case "resume":
-    case "continue":
-    case "send":
-    case "focus": {
-      const { actionCli } = await import("./lib/launch/cli.ts");
-      return await actionCli(command, args);
-    }
-    case "bench": {
-      const which = args.shift();
-      if (which === "import") {
+async function action(input: ActionInput, args: CommandArgs): Promise<number> {
+  const { actionCli } = await import("./lib/cli/actions.ts");
+  return await actionCli(input, { json: args.flag("json") });
+}
+
+async function install(command: "install" | "uninstall", args: CommandArgs): Promise<number> {
+  const { installCli } = await import("./lib/cli/install.ts");
+  return await installCli(command, {
+    agents: args.texts("agent"),
+    canary: command === "install" && !args.flag("no-canary"),
+  });
+}
+
+const BENCH: CommandSpec = {
+  name: "bench",
+  summary: "benchmarks, each printing one JSON line",
+  subcommands: [
+    {
+      name: "hook",
+      summary: "the hook's p50/p90 against a POSIX sh baseline; one JSON line",
+      run: async () => {
+        const { benchHook } = await import("./bench/hook.ts");
+        console.log(JSON.stringify(await benchHook()));
+        return 0;
+      },
+    },
+    {
+      name: "import",
+      summary: "the import on a generated corpus against a raw read and ccusage; one JSON line",
+      options: {
+        bytes: {
+          type: "number",
+          integer: true,
+          min: 1,
+          description: "the corpus size in bytes (default 1 GB)",
+        },
+        sessions: {
+          type: "number",
+          integer: true,
+          min: 1,
+          description: "sessions in the corpus (default 5,000)",
+        },
+        seed: { type: "number", integer: true, min: 0, description: "the corpus's random seed (default 1)" },
+        runs: {
+          type: "number",
+          integer: true,
+          min: 1,
+          description: "timed runs of each measure (default 3)",
+        },
+      },
+      run: async (args) => {
         const { benchImportCli } = await import("./bench/import.ts");
-        return await benchImportCli(args);
-      }
-      if (which === "api") {
+        return await benchImportCli({
+          bytes: args.number("bytes"),
+          sessions: args.number("sessions"),
+          seed: args.number("seed"),
+          runs: args.number("runs"),
+        });
+      },
+    },
+    {
+      name: "api",
+      summary: "/api/sessions, /api/live and the Sessions page on 10,000 sessions; one JSON line",
+      run: async () => {
         const { benchApi } = await import("./bench/api.ts");
         console.log(JSON.stringify(await benchApi()));
         return 0;
-      }
-      if (which !== "hook") {
-        throw new UsageError(`unknown benchmark "${which ?? ""}"; known: hook, import, api`);
-      }
-      const { benchHook } = await import("./bench/hook.ts");
-      console.log(JSON.stringify(await benchHook()));
+      },
+    },
+  ],
+};
+
+/** The action verbs: they go through the running server's POST routes (`./asm help actions`). */
+const ACTIONS: CommandSpec[] = [
+  {
+    name: "launch",
+    summary: "a new agent session in a tmux window (through the running server)",
+    options: {
+      agent: {
+        type: "string",
+        required: true,
+        placeholder: "NAME",
+        description: "the agent (claude, codex, ...)",
+      },
+      folder: {
+        type: "string",
+        placeholder: "DIR",
+        description: "the folder it works in (default: the current folder)",
+      },
+      model: { type: "string", placeholder: "MODEL", description: "the model (default: the agent's own)" },
+      name: { type: "string", placeholder: "NAME", description: "the session's name" },
+      prompt: {
+        type: "string",
+        placeholder: "TEXT",
+        description: "the first prompt (default: a short opener)",
+      },
+      json: JSON_OPTION,
+    },
+    run: (args) =>
+      action({
+        verb: "launch",
+        agent: args.text("agent")!,
+        folder: args.text("folder"),
+        model: args.text("model"),
+        name: args.text("name"),
+        prompt: args.text("prompt"),
+      }, args),
+  },
+  {
+    name: "end",
+    summary: "stop a session and close its window (refuses what it cannot prove)",
+    positionals: [SESSION_ARG],
+    options: { json: JSON_OPTION },
+    run: (args) => action({ verb: "end", session: args.positional("session")! }, args),
+  },
+  {
+    name: "resume",
+    summary: "reopen a session with its own agent, same session id",
+    positionals: [SESSION_ARG],
+    options: {
+      model: {
+        type: "string",
+        placeholder: "MODEL",
+        description: "the model (default: none given to the agent)",
+      },
+      prompt: { type: "string", placeholder: "TEXT", description: "the prompt to resume with" },
+      json: JSON_OPTION,
+    },
+    run: (args) =>
+      action({
+        verb: "resume",
+        session: args.positional("session")!,
+        model: args.text("model"),
+        prompt: args.text("prompt"),
+      }, args),
+  },
+  {
+    name: "continue",
+    summary: "hand a finished session's work to another agent",
+    positionals: [SESSION_ARG],
+    options: {
+      agent: {
+        type: "string",
+        required: true,
+        placeholder: "NAME",
+        description: "the agent that takes over",
+      },
+      model: { type: "string", placeholder: "MODEL", description: "its model" },
+      prompt: { type: "string", placeholder: "TEXT", description: "what to tell it besides the handover" },
+      json: JSON_OPTION,
+    },
+    run: (args) =>
+      action({
+        verb: "continue",
+        session: args.positional("session")!,
+        agent: args.text("agent")!,
+        model: args.text("model"),
+        prompt: args.text("prompt"),
+      }, args),
+  },
+  {
+    name: "send",
+    summary: "type a slash command into the session's own window",
+    positionals: [SESSION_ARG, { name: "text", description: 'the slash command, e.g. "/compact"' }],
+    options: { json: JSON_OPTION },
+    run: (args) =>
+      action({ verb: "send", session: args.positional("session")!, text: args.positional("text")! }, args),
+  },
+  {
+    name: "focus",
+    summary: "bring the session's window forward",
+    positionals: [SESSION_ARG],
+    options: { json: JSON_OPTION },
+    run: (args) => action({ verb: "focus", session: args.positional("session")! }, args),
+  },
+];
+
+/** The text of `./asm help actions`. */
+function actionsHelp(): string {
+  return [
+    "The actions go through the running server (./asm serve), the only writer of the ledger:",
+    "",
+    ...ACTIONS.map((spec) =>
+      `  ${usageLine(spec, [spec.name], { program: PROGRAM, allOptions: true })}\n      ${spec.summary}`
+    ),
+    "",
+    "<session> is a session's asm id, or a unique prefix of it of at least 4 characters (./asm sessions shows",
+    "each id as its shortest unique prefix); the agent's own session id, or a unique prefix of that, works too.",
+    "A prefix that fits several sessions is refused with the candidates. --json prints the server's answer as",
+    "it came; a value that starts with a dash is given as --prompt=-text. ./asm <action> --help for each one.",
+  ].join("\n");
+}
+
+/** Every command of `./asm`, in the order `./asm help` lists them (the CLI test walks it). */
+export const TABLE: CommandSpec[] = [
+  {
+    name: "serve",
+    summary: "run the server on 127.0.0.1 (drains hook events every 2 s)",
+    options: {
+      port: {
+        type: "number",
+        integer: true,
+        min: 0,
+        max: 65535,
+        default: 7777,
+        placeholder: "PORT",
+        description: "the port; 0 picks a free one",
+      },
+      testing: {
+        type: "boolean",
+        description: "tests only: a launch may skip the agents' hook-trust review on scratch homes",
+      },
+    },
+    run: serve,
+  },
+  {
+    name: "open",
+    summary: "open the running server's page in your browser with a one-time key code",
+    options: { print: { type: "boolean", description: "print the address instead of opening a browser" } },
+    run: async (args) => {
+      const { openCli } = await import("./lib/cli/open.ts");
+      return await openCli({ print: args.flag("print") });
+    },
+  },
+  {
+    name: "test",
+    summary: 'install what is missing, run every test (or those paths), print "N passed, N failed"',
+    details: 'Everything after -- goes to deno test unchanged, e.g. ./asm test lib/cli -- --filter "usage".',
+    positionals: [{
+      name: "path",
+      variadic: true,
+      description: "test files or folders (default: all of them)",
+    }],
+    passthrough: "deno test flags",
+    run: async (args) => {
+      const { runAllTests } = await import("./verify/run_tests.ts");
+      return await runAllTests({ paths: args.rest("path"), denoArgs: args.passthrough });
+    },
+  },
+  {
+    name: "verify",
+    summary: "run one gate and print each check",
+    positionals: [{ name: "gate", description: "the gate to run", choices: GATE_NAMES }],
+    run: async (args) => {
+      const { runGateCli } = await import("./verify/mod.ts");
+      return await runGateCli(args.positional("gate")!);
+    },
+  },
+  {
+    name: "install",
+    summary: "add asm's hook to the agents' own hook configs (backup first; a canary checks it)",
+    options: {
+      agent: {
+        type: "string",
+        multiple: true,
+        placeholder: "NAME",
+        description: "only this agent; give it again for more (default: every agent on PATH)",
+      },
+      "no-canary": { type: "boolean", description: "skip the canary session after installing" },
+    },
+    run: (args) => install("install", args),
+  },
+  {
+    name: "uninstall",
+    summary: "remove asm's hook from the agents' own hook configs",
+    options: {
+      agent: {
+        type: "string",
+        multiple: true,
+        placeholder: "NAME",
+        description: "only this agent; give it again for more (default: all)",
+      },
+    },
+    run: (args) => install("uninstall", args),
+  },
+  {
+    name: "drain",
+    summary: "drain the inbox once (refuses while a server holds the writer lock)",
+    run: drain,
+  },
+  ...ACTIONS,
+  {
+    name: "import",
+    summary: "import every transcript once, with a progress line (a running server is asked to do it)",
+    run: async () => {
+      const { importCli } = await import("./lib/cli/history.ts");
+      return await importCli();
+    },
+  },
+  {
+    name: "sessions",
+    summary: "list the sessions, each led by its short id; read-only, works beside a running server",
+    options: {
+      json: { type: "boolean", description: "print the rows as JSON (full ids)" },
+      all: { type: "boolean", description: "the hidden sessions too" },
+    },
+    run: async (args) => {
+      const { sessionsCli } = await import("./lib/cli/history.ts");
+      return sessionsCli({ json: args.flag("json"), all: args.flag("all") });
+    },
+  },
+  BENCH,
+  {
+    name: "help",
+    summary: "this list, or one command's help (./asm help actions: the action arguments)",
+    positionals: [{
+      name: "command",
+      variadic: true,
+      description: "a command (bench import: two words), or actions",
+    }],
+    run: (args) => {
+      const words = args.rest("command");
+      console.log(
+        words.length === 1 && words[0] === "actions"
+          ? actionsHelp()
+          : helpFor(TABLE, words, { program: PROGRAM, overview: overview() }),
+      );
       return 0;
-    }
-    case "help":
-    case "--help":
-    case "-h":
-      if (args[0] === "actions") {
-        const { ACTION_USAGE } = await import("./lib/launch/cli.ts");
-        console.log(ACTION_USAGE);
-        return 0;
-      }
-      console.log(HELP);
-      return 0;
-    default:
-      throw new UsageError(`unknown command "${command}"`);
-  }
+    },
+  },
+];
+
+/** The text of `./asm help`: every command with its one-line summary. */
+export function overview(): string {
+  return [
+    "asm: the AI Session Manager",
+    "",
+    ...commandList(TABLE).map((line) => `  ${PROGRAM} ${line.trimStart()}`),
+    "",
+    `${PROGRAM} help <command> (or ${PROGRAM} <command> --help) for its options; ${PROGRAM} help actions for the ` +
+    "action arguments.",
+    "Data folder: $ASM_HOME (default ~/.asm).",
+  ].join("\n");
 }
 
 if (import.meta.main) {
   try {
-    Deno.exit(await main(Deno.args));
+    Deno.exit(
+      await runCommandLine(TABLE, Deno.args, { name: "asm", program: PROGRAM, overview: overview() }),
+    );
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`asm: ${err.message}\n\n${HELP}`);
-      Deno.exit(2);
-    }
+    // imported only here: --help must not pay for loading the ledger
+    const { AlreadyRunningError } = await import("./lib/server/lock.ts");
     if (err instanceof AlreadyRunningError) {
       console.error(`asm: ${err.message}`);
       Deno.exit(1);

@@ -6,7 +6,7 @@
  * @module
  */
 import { asmIdOf, type HookEvent, isoAt } from "../lib/ledger/mod.ts";
-import { startServer } from "../lib/server/app.ts";
+import { startServer } from "../lib/server/mod.ts";
 import { launchChromium, openWithKey } from "../verify/browser.ts";
 import { ROUTES } from "../routes/mod.ts";
 

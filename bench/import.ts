@@ -344,21 +344,21 @@ async function importChild(asmHome: string): Promise<ChildReport> {
   }
 }
 
-function numberOption(args: string[], name: string): number | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const n = Number(args[i + 1]);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number`);
-  return n;
+/** The import bench's options, as the command table parsed them (absent: the bench's defaults). */
+export interface BenchImportCliOptions {
+  bytes?: number;
+  sessions?: number;
+  seed?: number;
+  runs?: number;
 }
 
-/** `./asm bench import` (and the child modes): prints one JSON line. */
-export async function benchImportCli(args: string[]): Promise<number> {
+/** `./asm bench import`: prints one JSON line. */
+export async function benchImportCli(options: BenchImportCliOptions = {}): Promise<number> {
   const figures = await benchImport({
-    bytes: numberOption(args, "--bytes"),
-    sessions: numberOption(args, "--sessions"),
-    seed: numberOption(args, "--seed"),
-    runs: numberOption(args, "--runs"),
+    bytes: options.bytes,
+    sessions: options.sessions,
+    seed: options.seed,
+    runs: options.runs,
   });
   console.log(JSON.stringify(figures));
   return 0;
@@ -368,5 +368,11 @@ if (import.meta.main) {
   const [mode, root, asmHome] = Deno.args;
   if (mode === "--raw-read") console.log(JSON.stringify(rawRead(root)));
   else if (mode === "--import") console.log(JSON.stringify(await importChild(asmHome)));
-  else Deno.exit(await benchImportCli(Deno.args));
+  else {
+    // its options are parsed by main.ts's command table, in one place
+    console.error(
+      "asm: run the import bench as ./asm bench import (./asm bench import --help lists its options)",
+    );
+    Deno.exit(2);
+  }
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { signal } from "@preact/signals";
+// browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import type { PendingLaunchView } from "../lib/liveness/live_payload.ts";
 
 /** Props of the strip. */

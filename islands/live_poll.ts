@@ -4,6 +4,7 @@
  * or a changed name, re-fetches the rows and re-sorts the table (the one allowed render).
  * @module
  */
+// browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import { activityText, ageText, contextText, statusWord } from "../lib/ui/words.ts";
 import { setCell } from "./live_store.ts";
 import { fetchAllRows, renderedRows } from "./sessions_table.tsx";

@@ -7,6 +7,7 @@
  * @module
  */
 import { signal } from "@preact/signals";
+// browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import {
   type SessionFacts,
   type SessionView,

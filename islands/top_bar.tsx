@@ -5,6 +5,7 @@
  * poll writes the cells; this island renders once.
  * @module
  */
+// browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import { type AgentGlance, glance, type GlanceSession, waitingCount } from "../lib/ui/glance.ts";
 import type { AgentChoice } from "./actions.tsx";
 import { cell, setCell } from "./live_store.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 import { signal } from "@preact/signals";
+// browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import type { UsageReading } from "../lib/usage/reading.ts";
 import { readingNote, windowViews } from "../lib/ui/usage_view.ts";
 import { api } from "./api.ts";

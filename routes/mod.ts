@@ -2,7 +2,7 @@
  * Every route of the server, in one list. A new route module adds its list here.
  * @module
  */
-import type { Route } from "../lib/server/router.ts";
+import type { Route } from "../lib/server/mod.ts";
 import { healthRoutes } from "./api/health.ts";
 import { authRoutes } from "./api/auth.ts";
 import { actionRoutes } from "./api/actions.ts";

@@ -2,8 +2,8 @@
  * `GET /static/islands.<hash>.js`: the island bundle, from memory; cached for good, since its name is its hash.
  * @module
  */
-import { jsonError, type Route } from "../lib/server/router.ts";
-import { islandBundle } from "../lib/ui/bundle.ts";
+import { jsonError, type Route } from "../lib/server/mod.ts";
+import { islandBundle } from "../lib/ui/mod.ts";
 
 /** The static routes. */
 export const staticRoutes: Route[] = [{

@@ -7,12 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { AgentConfig } from "../lib/agents/protocol.ts";
-import { isAgentProcess } from "../lib/agents/glob.ts";
-import { loadAgents, offlineSetup, orphanEventReason } from "../lib/agents/registry.ts";
+import {
+  type AgentConfig,
+  isAgentProcess,
+  loadAgents,
+  offlineSetup,
+  orphanEventReason,
+} from "../lib/agents/mod.ts";
 import { drainOnce } from "../lib/inbox/mod.ts";
-import { runCanary } from "../lib/install/canary.ts";
-import { installHooks } from "../lib/install/mod.ts";
+import { installHooks, runCanary } from "../lib/install/mod.ts";
 import { Ledger } from "../lib/ledger/mod.ts";
 import { snapshot } from "../lib/procs/mod.ts";
 import { startFake } from "./fakes/mod.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { AgentConfig } from "../lib/agents/protocol.ts";
+import type { AgentConfig } from "../lib/agents/mod.ts";
 import { launchRow } from "../lib/ledger/mod.ts";
 import type { Check } from "./gate.ts";
 import { liveWorld, NASTY_PROMPT, running, testedAgents } from "./live_world.ts";

@@ -11,8 +11,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { AgentConfig } from "../lib/agents/protocol.ts";
-import { expandArgv, findOnPath } from "../lib/install/canary.ts";
+import type { AgentConfig } from "../lib/agents/mod.ts";
+import { expandArgv, findOnPath } from "../lib/install/mod.ts";
 import { launchRow } from "../lib/ledger/mod.ts";
 import type { Check } from "./gate.ts";
 import { type LiveWorld, liveWorld, running, testedAgents } from "./live_world.ts";

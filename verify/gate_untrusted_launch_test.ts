@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { AgentConfig } from "../lib/agents/protocol.ts";
+import type { AgentConfig } from "../lib/agents/mod.ts";
 import { SHIM_PATH } from "../lib/launch/mod.ts";
 import { launchRow } from "../lib/ledger/mod.ts";
 import { type LiveSession, type LiveWorld, liveWorld, testedAgents } from "./live_world.ts";
@@ -87,7 +87,6 @@ function readProcFile(pid: number | string, name: string): string | null {
     return null; // gone, or another user's
   }
 }
-
 
 /** Every regular file under `dir`, recursively (links are not followed). */
 function* filesUnder(dir: string): Generator<string> {

@@ -1,28 +1,49 @@
 /**
- * A scratch world for the live gates: temporary homes with each agent pointed at its loopback fake and the
- * project folder pre-trusted (asm never answers a trust dialog; a test seeds the trust the user would have given),
- * asm's hooks installed by asm's own installer, the real server in testing mode on a free port, and a tmux server
- * of the world's own (`ASM_TMUX_SOCKET`, a socket in the world's folder), killed at the end with every window in it.
- * A launched agent gets only its allow-list of the server's environment (lib/launch/env.ts): what a fake needs
- * that is not the agent's own (a custom provider's key) is listed in the world's `config.toml` `[launch] env`, as
- * a person would list it.
+ * The scratch world of every test that runs the REAL agents (the live gates, the liveness cycle, the dashboard end
+ * to end): temporary homes with each agent pointed at its loopback fake and the project folder pre-trusted (asm
+ * never answers a trust dialog; a test seeds the trust the user would have given), asm's hooks installed by asm's
+ * own installer, the real server in testing mode on a free port, and a tmux server of the world's own
+ * (`ASM_TMUX_SOCKET`, a socket in the world's folder), killed at the end with every window in it. An agent starts
+ * in it through the server (`POST /api/launch`, as a person launches) or straight in a window of its own
+ * ({@link LiveWorld.startInteractive}, as a person starts one in a terminal). A launched agent gets only its
+ * allow-list of the server's environment (lib/launch/env.ts): what a fake needs that is not the agent's own (a
+ * custom provider's key) is listed in the world's `config.toml` `[launch] env`, as a person would list it.
  *
- * The drain does not run on its own here: a gate drains when it wants events applied, so it can tell what the
- * poll decided from what a late hook event said.
+ * Building a world costs homes, fakes and an install: a test file whose tests can share one asks for it with
+ * {@link sharedLiveWorld}. The drain does not run on its own here: a test drains when it wants events applied, so
+ * it can tell what the poll decided from what a late hook event said.
  * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { stringify } from "smol-toml";
-import type { AgentConfig } from "../lib/agents/protocol.ts";
-import { isAgentProcess } from "../lib/agents/glob.ts";
-import { loadAgents, offlineSetup } from "../lib/agents/registry.ts";
+import {
+  adapterOf,
+  type AgentConfig,
+  type InstallResult,
+  isAgentProcess,
+  type LiveReport,
+  loadAgents,
+  offlineSetup,
+  orphanEventReason,
+} from "../lib/agents/mod.ts";
+import { drainOnce } from "../lib/inbox/mod.ts";
 import { installHooks } from "../lib/install/mod.ts";
 import { paneCarrying, tmuxHost } from "../lib/launch/mod.ts";
-import { asmIdOf, type HookEvent, isoAt, type LaunchRow, launchRow } from "../lib/ledger/mod.ts";
-import { pollOnce, type PollReport } from "../lib/liveness/mod.ts";
-import { bootId, isSameProcess, snapshot } from "../lib/procs/mod.ts";
-import { type RunningServer, startServer } from "../lib/server/mod.ts";
+import {
+  asmIdOf,
+  type HookEvent,
+  isoAt,
+  type LaunchRow,
+  launchRow,
+  type Ledger,
+  type LiveRow,
+  liveRows,
+  type RunRow,
+} from "../lib/ledger/mod.ts";
+import { newPollState, pollOnce, type PollReport, procLookup } from "../lib/liveness/mod.ts";
+import { bootId, isSameProcess, LINUX_PROC, readProc, snapshot } from "../lib/procs/mod.ts";
+import { type RunningServer, type Service, startServer } from "../lib/server/mod.ts";
 import { type FakeServer, startFake } from "./fakes/mod.ts";
 import type { Check } from "./gate.ts";
 import { agentsBinDir } from "./prerequisites.ts";
@@ -78,7 +99,43 @@ export interface LiveWorld {
   assertInWindow(agent: AgentConfig, session: LiveSession, launch: LaunchRow): Promise<void>;
   /** Writes a hook event file into the inbox, as the hook would, and drains it. */
   hookEvent(fields: Partial<HookEvent> & Pick<HookEvent, "agent" | "agent_session_id">): string;
+  /**
+   * Starts one of the world's agents interactively, straight in a new window of the world's tmux server (no
+   * launch, no token: as a person starts it in a terminal), in the project folder; dispose of it with
+   * `await using` (the world stays).
+   */
+  startInteractive(agentName: string, options: InteractiveOptions): Promise<InteractiveAgent>;
   close(): Promise<void>;
+}
+
+/** One real agent running interactively in a window of a world's tmux server; the test drains and polls. */
+export interface InteractiveAgent {
+  agent: AgentConfig;
+  ledger: Ledger;
+  /** One drain of the inbox into the ledger. */
+  drain(): void;
+  /** One poll, with the poll state kept across calls (as the server keeps it). */
+  poll(): PollReport;
+  /** This agent's one session row (hidden rows included: the scratch folder is a harness folder). */
+  row(): LiveRow | undefined;
+  /** The open runs of that session. */
+  openRuns(): RunRow[];
+  /** The agent's own `live()` report right now. */
+  live(): LiveReport;
+  /** Drains and polls every 250 ms until `check` returns a value; fails after `ms` with `what`. */
+  until<T>(what: string, check: () => T | null | undefined | false, ms: number): Promise<T>;
+  /** Kills the tmux window the agent runs in (what a person closing it with its X does). */
+  killWindow(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Options of {@link LiveWorld.startInteractive}. */
+export interface InteractiveOptions {
+  /** The agent's argv after its command, given the first prompt (each agent has its own flags). */
+  argv(prompt: string): string[];
+  prompt: string;
+  /** Overrides the agent's `stalled_minutes`, so Needs attention can be seen in seconds. */
+  stalledAfterMs: number;
 }
 
 /** Options of {@link liveWorld}. */
@@ -91,6 +148,11 @@ export interface LiveWorldOptions {
   serverEnv?: Record<string, string>;
   /** More names for `config.toml` `[launch] env`, beside what the agents' fakes need. */
   launchEnv?: string[];
+  /**
+   * The server's background services (default: all of them, as `asm serve` runs them). A test that polls by
+   * itself hands in none, so no poll of the server's lands between two of its own.
+   */
+  services?: readonly Service[];
 }
 
 /** Builds a world for `agents` (each gets its fake; their kinds must differ). */
@@ -114,6 +176,7 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     ASM_TMUX_SOCKET: socket,
   };
   let server: RunningServer | null = null;
+  let installed: InstallResult[] = [];
   const tmux = async (args: string[]) => {
     const out = await new Deno.Command("tmux", {
       args: ["-S", socket, ...args],
@@ -143,7 +206,16 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     }
     await server?.close();
     for (const fake of fakes.values()) await fake.close();
-    Deno.removeSync(root, { recursive: true });
+    for (let i = 0;; i++) {
+      try {
+        Deno.removeSync(root, { recursive: true });
+        break;
+      } catch (err) {
+        // a last hook (Gemini does not wait for its final SessionEnd) may still be writing into the inbox
+        if (i >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
   };
   try {
     const launchEnv = new Set(options.launchEnv ?? []);
@@ -163,7 +235,7 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     if (launchEnv.size) {
       Deno.writeTextFileSync(join(asmHome, "config.toml"), stringify({ launch: { env: [...launchEnv] } }));
     }
-    const installed = installHooks({ env, asmHome, agents: agents.map((a) => a.name) });
+    installed = installHooks({ env, asmHome, agents: agents.map((a) => a.name) });
     for (const r of installed) assert.notEqual(r.kind, "NotInstalled", JSON.stringify(r));
     server = startServer({
       routes: ROUTES,
@@ -172,6 +244,7 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
       mode: "testing",
       env: { ...env, ...options.serverEnv },
       drainEveryMs: 3_600_000,
+      services: options.services,
     });
   } catch (err) {
     await close();
@@ -282,8 +355,153 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
       drain();
       return event.asm_id;
     },
+    startInteractive: (agentName, interactive) =>
+      startInteractive({ up, asmHome, env, folder, installed, tmux }, agentName, interactive),
     close,
   };
+}
+
+/** What {@link startInteractive} needs of its world. */
+interface InteractiveWorld {
+  up: RunningServer;
+  asmHome: string;
+  env: Record<string, string>;
+  folder: string;
+  installed: InstallResult[];
+  tmux(args: string[]): Promise<{ ok: boolean; out: string }>;
+}
+
+async function startInteractive(
+  world: InteractiveWorld,
+  agentName: string,
+  options: InteractiveOptions,
+): Promise<InteractiveAgent> {
+  const { up, asmHome, folder, tmux } = world;
+  const ledger = up.ledger;
+  const env = { ...world.env, TERM: "xterm-256color" };
+  const agent = loadAgents({ asmHome, env }).find((a) => a.name === agentName);
+  if (!agent) throw new Error(`no agent named ${agentName} in agents.toml`);
+  const install = world.installed.find((r) => r.agent === agentName);
+  assert.equal(
+    install?.kind,
+    "Installed",
+    `the world installed asm's hooks for ${agentName}: ${JSON.stringify(install)}`,
+  );
+  // sessions from before this start are another test's: this agent's row is the one that appears after it
+  const before = new Set(ledger.listSessions({ all: true }).map((s) => s.asm_id));
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  // a tmux session of its own (the server's launches use theirs); several arguments: tmux runs them directly,
+  // no shell, so the prompt needs no quoting
+  const started = await tmux([
+    "new-session",
+    "-d",
+    "-P",
+    "-F",
+    "#{window_id}",
+    "-s",
+    `interactive-${agentName}-${crypto.randomUUID().slice(0, 8)}`,
+    "-x",
+    "200",
+    "-y",
+    "50",
+    "-c",
+    folder,
+    "--",
+    "env",
+    "-i",
+    ...envArgs,
+    agent.command,
+    ...options.argv(options.prompt),
+  ]);
+  assert.ok(started.ok, `tmux could not start ${agentName}`);
+  const windowId = started.out.trim();
+
+  const failures = new Map<string, number>();
+  const orphan = orphanEventReason([agent], env);
+  const state = newPollState();
+  const pids = new Set<number>();
+  const mine = <R extends { agent: string; asm_id: string }>(r: R) =>
+    r.agent === agentName && !before.has(r.asm_id);
+  const self: InteractiveAgent = {
+    agent,
+    ledger,
+    drain() {
+      drainOnce({
+        asmHome,
+        ledger,
+        log: () => {},
+        failures,
+        ignoreReason: (e, l) => l.hasSession(e.asm_id) ? null : orphan(e),
+      });
+    },
+    poll() {
+      return pollOnce({
+        ledger,
+        env,
+        asmHome,
+        agents: [agent],
+        state,
+        stalledAfterMs: options.stalledAfterMs,
+      });
+    },
+    row() {
+      const rows = liveRows(ledger, { all: true }).filter(mine);
+      return rows.length === 1 ? rows[0] : undefined;
+    },
+    openRuns() {
+      const row = self.row() ?? ledger.listSessions({ all: true }).find(mine);
+      const runs = row ? ledger.runs(row.asm_id).filter((r) => r.ended_at === null) : [];
+      for (const r of runs) pids.add(r.pid);
+      return runs;
+    },
+    live() {
+      const row = self.row();
+      return adapterOf(agent).live!({
+        agent,
+        env,
+        procs: procLookup(LINUX_PROC),
+        open: row
+          ? [{
+            agentSessionId: row.agent_session_id,
+            transcriptPath: ledger.session(row.asm_id)?.transcript_path ?? null,
+            runs: self.openRuns().map((r) => ({ pid: r.pid, procStart: r.proc_start })),
+          }]
+          : [],
+        proc: LINUX_PROC,
+      });
+    },
+    async until(what, check, ms) {
+      const deadline = Date.now() + ms;
+      let last: unknown = null;
+      while (Date.now() < deadline) {
+        self.drain();
+        self.poll();
+        const got = check();
+        if (got !== null && got !== undefined && got !== false) return got;
+        last = self.row() ?? null;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const screen = (await tmux(["capture-pane", "-p", "-t", windowId])).out;
+      throw new Error(
+        `timed out after ${ms} ms waiting for ${what}; last row ${JSON.stringify(last)}\n${screen}`,
+      );
+    },
+    async killWindow() {
+      assert.ok((await tmux(["kill-window", "-t", windowId])).ok, `tmux could not kill window ${windowId}`);
+    },
+    async [Symbol.asyncDispose]() {
+      await tmux(["kill-window", "-t", windowId]); // already gone when the test killed it
+      // the agent's processes end with their window; give them (and hooks still writing) a moment
+      for (let i = 0; i < 40 && [...pids].some((p) => readProc(p) !== null); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      for (const pid of pids) {
+        const p = readProc(pid);
+        if (p && isAgentProcess(agent, p.exe, p.argv)) Deno.kill(pid, "SIGKILL");
+      }
+    },
+  };
+  return self;
 }
 
 /** The processes under (and including) `roots`, with their start ticks. */
@@ -305,6 +523,24 @@ function descendants(roots: Set<number>): { pid: number; startTicks: number }[] 
 /** True while the process (pid, start ticks) still runs. */
 export function running(pid: number, procStart: number): boolean {
   return isSameProcess({ pid, procStart, bootId: null });
+}
+
+/**
+ * One world for every test of a file: built when the first test asks for it (a file whose tests are all filtered
+ * out builds none) and closed once after the file's last test. Its tests turn the sanitizers off: the world's
+ * server and fakes outlive each of them.
+ */
+export function sharedLiveWorld(
+  agents: AgentConfig[],
+  options: LiveWorldOptions = {},
+): () => Promise<LiveWorld> {
+  let world: Promise<LiveWorld> | null = null;
+  Deno.test.afterAll(async () => {
+    // a world that failed to build was closed by liveWorld itself; each test that asked has already failed
+    const built = await world?.catch(() => null);
+    await built?.close();
+  });
+  return () => world ??= liveWorld(agents, options);
 }
 
 /** The tested agents, and the one after each (for continue-with). */

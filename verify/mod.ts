@@ -11,12 +11,14 @@ const GATES: Record<string, () => Promise<Check[]>> = {
   "gate2": async () => (await import("./gate2.ts")).gate2Checks(),
 };
 
+/** The gates' names, in the order they were built (the command table offers exactly these). */
+export const GATE_NAMES: readonly string[] = Object.keys(GATES);
+
 /** `./asm verify <gate>`: runs the gate, prints one line per check, returns the exit code. */
-export async function runGateCli(args: string[]): Promise<number> {
-  const name = args[0];
-  const gate = name ? GATES[name] : undefined;
+export async function runGateCli(name: string): Promise<number> {
+  const gate = GATES[name];
   if (!gate) {
-    console.error(`asm verify: name a gate: ${Object.keys(GATES).join(", ")}`);
+    console.error(`asm verify: there is no gate "${name}"; the gates are ${GATE_NAMES.join(", ")}`);
     return 2;
   }
   return (await runChecks(name, await gate())) === 0 ? 0 : 1;

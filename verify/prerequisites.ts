@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from "node:path";
-import { repoRoot } from "../lib/config/paths.ts";
+import { repoRoot } from "../lib/config/mod.ts";
 
 /** The pinned real agents the end-to-end tests drive. */
 export const PINNED_AGENTS: Record<string, { pkg: string; version: string; bin: string }> = {

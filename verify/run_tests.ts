@@ -44,15 +44,21 @@ function sandboxEnv(root: string): Record<string, string> {
   };
 }
 
+/** Options of {@link runAllTests}. */
+export interface RunTestsOptions {
+  /** Files or folders to test instead of every test folder. */
+  paths?: string[];
+  /** Handed to `deno test` unchanged, before the paths (`./asm test lib -- --filter "a name"`). */
+  denoArgs?: string[];
+}
+
 /** Runs everything; returns the exit code (0 when nothing failed). */
-export async function runAllTests(options: { extraArgs?: string[] } = {}): Promise<number> {
+export async function runAllTests(options: RunTestsOptions = {}): Promise<number> {
   const problems = await ensurePrerequisites();
   for (const p of problems) console.log(`asm test: ${p}`);
   const root = Deno.makeTempDirSync({ prefix: "asm-test-" });
-  // arguments that are not flags name what to run instead of every test folder (a file or a folder)
-  const extra = options.extraArgs ?? [];
-  const paths = extra.filter((a) => !a.startsWith("-"));
-  const flags = extra.filter((a) => a.startsWith("-"));
+  const paths = options.paths ?? [];
+  const flags = options.denoArgs ?? [];
   const child = new Deno.Command(Deno.execPath(), {
     args: ["test", "-A", "--frozen", ...flags, ...(paths.length ? paths : TEST_ROOTS)],
     cwd: repoRoot(),

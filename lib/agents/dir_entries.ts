@@ -2,7 +2,7 @@
  * One folder's entries for a transcript walk: a folder that cannot be read is reported once and walked past.
  * @module
  */
-import type { ProblemSink, TranscriptDirEntry, TranscriptIo } from "./transcript_types.ts";
+import type { ProblemSink, TranscriptDirEntry, TranscriptIo } from "../derive/mod.ts";
 
 /** The entries of `path`; none, with one problem line, when it cannot be read (a missing folder is simply empty). */
 export function dirEntries(io: TranscriptIo, path: string, problem: ProblemSink): TranscriptDirEntry[] {

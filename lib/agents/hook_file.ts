@@ -221,7 +221,7 @@ export function commitEdits(edits: FileEdit[], backupsDir: string, now: () => Da
       uninstalled_at: null,
     });
     // a placeholder keeps the name taken until the record is complete
-    Deno.writeTextFileSync(join(backupsDir, `${name}.meta.json`), "{}\n", { createNew: true });
+    Deno.writeTextFileSync(join(backupsDir, `${name}.meta.json`), "{}\n", { createNew: true, mode: 0o600 });
   }
   edits.forEach((edit) => writeFileAtomic(edit.path, edit.after));
   records.forEach((record) => writeRecord(backupsDir, record));

@@ -11,7 +11,7 @@ import {
   wrapperPathProblem,
   writeFileAtomic,
 } from "./hook_file.ts";
-import { listNames, tempHomes, thrown } from "./testing.ts";
+import { listNames, tempHomes, thrown } from "./_test_utils.ts";
 
 Deno.test("a file's own layout re-serialises it byte-for-byte", () => {
   const value = {

@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from "node:path";
-import { asmHome } from "../config/paths.ts";
+import { asmHome } from "../config/mod.ts";
 import type { AgentConfig, Env, HookConfigAdapter, HookInstallOptions, InstallResult } from "./protocol.ts";
 import {
   commitEdits,

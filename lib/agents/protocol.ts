@@ -3,13 +3,12 @@
  * agent: it reads an {@link AgentConfig} from the registry and asks the registry for the agent's adapter.
  * @module
  */
-import type { Env } from "../config/paths.ts";
+import type { Env } from "../config/mod.ts";
 import type { ProcInfo, ProcSource } from "../procs/mod.ts";
-import type { TranscriptCapability } from "./transcript_types.ts";
-import type { UsageSource } from "../usage/reading.ts";
+import type { TranscriptCapability } from "../derive/mod.ts";
+import type { UsageSource } from "../usage/mod.ts";
 
 export type { Env };
-export type * from "./transcript_types.ts";
 
 /** One agent, as `lib/agents/agents.toml` (and `$ASM_HOME/agents.toml`) describe it. */
 export interface AgentConfig {

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "smol-toml";
-import { asmHome, type Env } from "../config/paths.ts";
+import { asmHome, type Env } from "../config/mod.ts";
 import type { AgentAdapter, AgentConfig, HookConfigAdapter, OfflineSetup, OrphanEvent } from "./protocol.ts";
 import { isObject } from "./hook_file.ts";
 import type { UsageAgent } from "../usage/mod.ts";

@@ -10,7 +10,7 @@ import {
   loadAgents,
 } from "./registry.ts";
 import { transcriptAdapters, transcriptReader } from "./transcripts.ts";
-import { tempHomes, thrown, writeFile } from "./testing.ts";
+import { tempHomes, thrown, writeFile } from "./_test_utils.ts";
 
 Deno.test("the built-in agents.toml lists claude, codex and gemini with their events", () => {
   using homes = tempHomes();

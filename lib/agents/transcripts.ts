@@ -4,7 +4,7 @@
  * registry_test.ts checks this map and the registry's adapters agree.
  * @module
  */
-import type { TranscriptCapability } from "./transcript_types.ts";
+import type { TranscriptCapability } from "../derive/mod.ts";
 import { claudeTranscripts } from "./claude/transcript.ts";
 import { codexTranscripts } from "./codex/transcript.ts";
 import { geminiTranscripts } from "./gemini/transcript.ts";

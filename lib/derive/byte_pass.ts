@@ -6,7 +6,7 @@
  * buffered whole.
  * @module
  */
-import type { TranscriptHandle } from "../agents/transcript_types.ts";
+import type { TranscriptHandle } from "./transcript_types.ts";
 import { type LineBuffer, lineBuffer, TABLE_SLOTS } from "./newline_scan.ts";
 
 /** Receives complete lines: the bytes `[start, end)` of `buf`, newline (and a trailing CR) excluded. */

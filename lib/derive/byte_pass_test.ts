@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { TranscriptHandle } from "../agents/transcript_types.ts";
+import type { TranscriptHandle } from "./transcript_types.ts";
 import { GUARD_BYTES, passFile } from "./byte_pass.ts";
 
 function handleOf(text: string | Uint8Array): TranscriptHandle {

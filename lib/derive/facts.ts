@@ -4,7 +4,7 @@
  * Pure: no clock, no I/O.
  * @module
  */
-import type { SessionFacts } from "../agents/transcript_types.ts";
+import type { SessionFacts } from "./transcript_types.ts";
 import { clip, utcDay } from "./bytes.ts";
 
 export type { SessionFacts };

@@ -4,9 +4,8 @@
  * cleared context replaced.
  * @module
  */
-import type { SessionFacts } from "../agents/transcript_types.ts";
-import { asmIdOf, underHarnessRoot } from "../ledger/mod.ts";
-import type { DerivedSession } from "../ledger/derived.ts";
+import type { SessionFacts } from "./transcript_types.ts";
+import { asmIdOf, type DerivedSession, underHarnessRoot } from "../ledger/mod.ts";
 import { projectName, type ProjectRules, scoreProject } from "./project.ts";
 
 export type { DerivedSession };

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   type FileReader,
+  insideAny,
   NODE_FILES,
-  NotRegularFile,
+  RefusedFile,
   openRegularSync,
   readTail,
   readTailSync,
@@ -34,14 +35,14 @@ Deno.test("links, FIFOs, devices and folders are refused with what they are; not
     for (const [path, why] of cases) {
       await assert.rejects(
         NODE_FILES.open(path),
-        (err: Error) => err instanceof NotRegularFile && why.test(err.message),
+        (err: Error) => err instanceof RefusedFile && why.test(err.message),
       );
       assert.throws(
         () => openRegularSync(path),
-        (err: Error) => err instanceof NotRegularFile && why.test(err.message),
+        (err: Error) => err instanceof RefusedFile && why.test(err.message),
       );
-      await assert.rejects(readTail(path, 100), NotRegularFile);
-      assert.throws(() => readTailSync(path, 100), NotRegularFile);
+      await assert.rejects(readTail(path, 100), RefusedFile);
+      assert.throws(() => readTailSync(path, 100), RefusedFile);
     }
     await assert.rejects(readTail(join(dir, "none"), 10), Deno.errors.NotFound);
     assert.throws(() => readTailSync(join(dir, "none"), 10), Deno.errors.NotFound);
@@ -49,6 +50,33 @@ Deno.test("links, FIFOs, devices and folders are refused with what they are; not
     assert.equal(file.size, 7);
     assert.equal(file.uid, Deno.uid());
     closeSync(file.fd);
+  } finally {
+    done();
+  }
+});
+
+Deno.test("a file is read only when its real path lies in the folders named, whatever link leads there", async () => {
+  const { dir, done } = scratch();
+  try {
+    const store = join(dir, "store");
+    const elsewhere = join(dir, "elsewhere");
+    Deno.mkdirSync(store);
+    Deno.mkdirSync(elsewhere);
+    Deno.writeTextFileSync(join(store, "in.jsonl"), "in\n");
+    Deno.writeTextFileSync(join(elsewhere, "out.jsonl"), "out\n");
+    Deno.symlinkSync(elsewhere, join(store, "linked"));
+    const within = { within: [store] };
+    assert.equal((await readTail(join(store, "in.jsonl"), 100, NODE_FILES, within)).size, 3);
+    assert.equal(readTailSync(join(store, "in.jsonl"), 100, within).size, 3);
+    for (const path of [join(store, "linked", "out.jsonl"), join(elsewhere, "out.jsonl")]) {
+      await assert.rejects(readTail(path, 100, NODE_FILES, within), (err: Error) =>
+        err instanceof RefusedFile && /leads outside the folders it belongs in/.test(err.message));
+      assert.throws(() => readTailSync(path, 100, within), RefusedFile);
+    }
+    // a store reached through a link is its real folder: its own files still read
+    Deno.symlinkSync(store, join(dir, "store-link"));
+    assert.equal(readTailSync(join(store, "in.jsonl"), 100, { within: [join(dir, "store-link")] }).size, 3);
+    assert.equal(insideAny(join(dir, "storex", "a"), [store]), false, "a sibling with the same prefix is outside");
   } finally {
     done();
   }
@@ -85,8 +113,8 @@ Deno.test("a tail of a large file reads at most the bound (plus one byte), count
     Deno.writeTextFileSync(path, line.repeat(20 * 1024)); // 20 MiB
     let read = 0;
     const counting: FileReader = {
-      async open(p) {
-        const h = await NODE_FILES.open(p);
+      async open(p, options) {
+        const h = await NODE_FILES.open(p, options);
         return {
           size: h.size,
           read: async (into, position) => {

@@ -6,9 +6,11 @@
 export {
   closeSync,
   type FileReader,
+  insideAny,
   NODE_FILES,
-  NotRegularFile,
+  RefusedFile,
   openRegularSync,
+  type OpenOptions,
   pathExists,
   readFullySync,
   type ReadHandle,

@@ -3,7 +3,10 @@
  * trusting it: `O_NOFOLLOW` refuses a link as the last component (a `transcript_path` linked to a secret),
  * `O_NONBLOCK` keeps a FIFO from blocking the open forever, and `fstat` on the opened descriptor (not a stat of
  * the path before it, which a swap could outrun) says whether it is a regular file. A FIFO, a device
- * (`/dev/zero`), a socket or a folder is refused with a sentence; nothing is read from it.
+ * (`/dev/zero`), a socket or a folder is refused with a sentence; nothing is read from it. `O_NOFOLLOW` guards
+ * only the last component, so a caller that knows where the file must be (an agent's own transcript folders)
+ * names those folders (`within`), and the kernel's own path of the OPEN descriptor (`/proc/self/fd/<n>`) must lie
+ * in one of them: a folder link on the way (`.../linked-dir/x.jsonl`) cannot lead a read outside its place.
  *
  * Both shapes are here: the async one for the server's request paths (each read runs off the event loop) behind
  * the {@link FileReader} seam, so a test can count or hold every read; the sync one for code that already runs
@@ -15,9 +18,9 @@ import { open } from "node:fs/promises";
 
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/** A path that is not a regular file (or is a link); the message says what it is instead. */
-export class NotRegularFile extends Error {
-  override name = "NotRegularFile";
+/** A path asm will not read: not a regular file, a link, or outside its place; the message says which. */
+export class RefusedFile extends Error {
+  override name = "RefusedFile";
 }
 
 /** An open regular file. */
@@ -29,13 +32,51 @@ export interface ReadHandle {
   close(): Promise<void>;
 }
 
+/** Where an opened file must be. */
+export interface OpenOptions {
+  /** Folders the file's real path must lie in (each resolved to its own real path); absent: anywhere. */
+  within?: readonly string[];
+}
+
 /** The seam every request-triggered file read goes through. */
 export interface FileReader {
   /**
-   * Opens a regular file. Throws `Deno.errors.NotFound` when there is none, {@link NotRegularFile} for anything
-   * else at that path, and the system's error otherwise.
+   * Opens a regular file. Throws `Deno.errors.NotFound` when there is none, {@link RefusedFile} for anything
+   * else at that path (or a file outside `within`), and the system's error otherwise.
    */
-  open(path: string): Promise<ReadHandle>;
+  open(path: string, options?: OpenOptions): Promise<ReadHandle>;
+}
+
+/** The real path of an open descriptor, as the kernel has it (falls back to resolving the path elsewhere). */
+function realPathOf(fd: number, path: string): string {
+  try {
+    return Deno.readLinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return Deno.realPathSync(path);
+  }
+}
+
+/** True when `path` is one of `folders` or lies inside one (each folder resolved to its real path first). */
+export function insideAny(path: string, folders: readonly string[]): boolean {
+  for (const folder of folders) {
+    let real: string;
+    try {
+      real = Deno.realPathSync(folder);
+    } catch {
+      continue; // a folder that does not exist holds nothing
+    }
+    if (path === real || path.startsWith(real.endsWith("/") ? real : `${real}/`)) return true;
+  }
+  return false;
+}
+
+/** Refuses an open file outside `within` (throws after the caller's cleanup runs). */
+function checkPlace(fd: number, path: string, options: OpenOptions | undefined): void {
+  if (!options?.within) return;
+  const real = realPathOf(fd, path);
+  if (!insideAny(real, options.within)) {
+    throw new RefusedFile(`${path} leads outside the folders it belongs in (to ${real})`);
+  }
 }
 
 /** What a stat says the thing is, in a word a person reads. */
@@ -52,13 +93,13 @@ function kindOf(stat: Stats): string {
 function translate(err: unknown, path: string): unknown {
   const code = (err as { code?: string }).code;
   if (code === "ENOENT" || code === "ENOTDIR") return new Deno.errors.NotFound(`${path} does not exist`);
-  if (code === "ELOOP") return new NotRegularFile(`${path} is a link, and asm does not follow links there`);
+  if (code === "ELOOP") return new RefusedFile(`${path} is a link, and asm does not follow links there`);
   return err;
 }
 
 /** The real file system, through node:fs (Deno's own open has no O_NOFOLLOW). */
 export const NODE_FILES: FileReader = {
-  async open(path: string): Promise<ReadHandle> {
+  async open(path: string, options?: OpenOptions): Promise<ReadHandle> {
     let handle;
     try {
       handle = await open(path, FLAGS);
@@ -67,7 +108,8 @@ export const NODE_FILES: FileReader = {
     }
     try {
       const stat = await handle.stat();
-      if (!stat.isFile()) throw new NotRegularFile(`${path} is ${kindOf(stat)}, not a regular file`);
+      if (!stat.isFile()) throw new RefusedFile(`${path} is ${kindOf(stat)}, not a regular file`);
+      checkPlace(handle.fd, path, options);
       return {
         size: stat.size,
         read: async (into, position) => (await handle.read(into, 0, into.length, position)).bytesRead,
@@ -90,7 +132,7 @@ export interface RegularFile {
 }
 
 /** {@link FileReader.open}, synchronously. */
-export function openRegularSync(path: string): RegularFile {
+export function openRegularSync(path: string, options?: OpenOptions): RegularFile {
   let fd: number;
   try {
     fd = openSync(path, FLAGS);
@@ -99,7 +141,8 @@ export function openRegularSync(path: string): RegularFile {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new NotRegularFile(`${path} is ${kindOf(stat)}, not a regular file`);
+    if (!stat.isFile()) throw new RefusedFile(`${path} is ${kindOf(stat)}, not a regular file`);
+    checkPlace(fd, path, options);
     return { fd, size: stat.size, uid: stat.uid, mtimeMs: stat.mtimeMs, ino: stat.ino };
   } catch (err) {
     closeSync(fd);

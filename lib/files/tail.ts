@@ -6,7 +6,14 @@
  * that line.
  * @module
  */
-import { closeSync, type FileReader, NODE_FILES, openRegularSync, readFullySync } from "./regular.ts";
+import {
+  closeSync,
+  type FileReader,
+  NODE_FILES,
+  openRegularSync,
+  type OpenOptions,
+  readFullySync,
+} from "./regular.ts";
 
 /** The tail of one file. */
 export interface Tail {
@@ -33,14 +40,15 @@ function afterFirstNewline(window: Uint8Array): Uint8Array {
 
 /**
  * The tail of a regular file, read asynchronously through `reader` (the seam tests count reads through).
- * Throws like {@link FileReader.open}: NotFound, NotRegularFile.
+ * Throws like {@link FileReader.open}: NotFound, RefusedFile.
  */
 export async function readTail(
   path: string,
   maxBytes: number,
   reader: FileReader = NODE_FILES,
+  options?: OpenOptions,
 ): Promise<Tail> {
-  const file = await reader.open(path);
+  const file = await reader.open(path, options);
   try {
     const cut = file.size > maxBytes;
     const from = cut ? file.size - maxBytes - 1 : 0;
@@ -59,8 +67,8 @@ export async function readTail(
 }
 
 /** {@link readTail}, synchronously (for code already off the event loop, or small files). */
-export function readTailSync(path: string, maxBytes: number): Tail {
-  const file = openRegularSync(path);
+export function readTailSync(path: string, maxBytes: number, options?: OpenOptions): Tail {
+  const file = openRegularSync(path, options);
   try {
     const cut = file.size > maxBytes;
     const from = cut ? file.size - maxBytes - 1 : 0;

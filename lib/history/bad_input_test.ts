@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
-import { claudePromptLine, faultyIo, fixture, type ImportWorld, importWorld } from "./testing.ts";
+import { claudePromptLine, faultyIo, fixture, type ImportWorld, importWorld } from "./_test_utils.ts";
 
 const GOOD = "f6afb6dd-6b5f-416a-88b0-7b51fe180966";
 const BAD = "bbbbbbbb-0000-4000-8000-00000000000b";

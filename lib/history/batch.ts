@@ -4,16 +4,17 @@
  * project), and written in one transaction. (The copies of agents that keep copies were written by the reads.)
  * @module
  */
-import type { AgentConfig, Env } from "../agents/protocol.ts";
-import type {
-  EnrichInput,
-  SessionFacts,
-  TranscriptCapability,
-  TranscriptFile,
-  TranscriptIo,
-} from "../agents/transcript_types.ts";
-import type { ProjectRules } from "../derive/project.ts";
-import { deriveSession } from "../derive/session.ts";
+import type { AgentConfig } from "../agents/mod.ts";
+import type { Env } from "../config/mod.ts";
+import {
+  deriveSession,
+  type EnrichInput,
+  type ProjectRules,
+  type SessionFacts,
+  type TranscriptCapability,
+  type TranscriptFile,
+  type TranscriptIo,
+} from "../derive/mod.ts";
 import {
   asmIdOf,
   type DerivedSession,

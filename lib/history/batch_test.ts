@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
-import { importWorld } from "./testing.ts";
+import { importWorld } from "./_test_utils.ts";
 
 const SID = "aaaaaaaa-1111-4222-8333-444444444444";
 

@@ -12,7 +12,7 @@
  */
 import { join } from "node:path";
 import { parse } from "smol-toml";
-import type { ProjectRules } from "../derive/project.ts";
+import type { ProjectRules } from "../derive/mod.ts";
 
 /** The rules, and a sentence when the file could not be used (the defaults then apply). */
 export function projectRules(asmHome: string): { rules: ProjectRules; problem: string | null } {

@@ -6,11 +6,11 @@
  * hook's hostile `transcript_path` (a FIFO, `/dev/zero`, a link) costs nothing.
  * @module
  */
-import { adapterOf, loadAgents } from "../agents/registry.ts";
-import type { Env } from "../config/paths.ts";
-import { type FileReader, NotRegularFile, readTail, type Tail } from "../files/mod.ts";
+import { adapterOf, loadAgents } from "../agents/mod.ts";
+import type { Env } from "../config/mod.ts";
+import { type FileReader, readTail, RefusedFile, type Tail } from "../files/mod.ts";
 import { filesOfSession, launchesOf, type Ledger } from "../ledger/mod.ts";
-import { messagesOf, type MessageView } from "../ui/transcript_view.ts";
+import { messagesOf, type MessageView } from "../ui/mod.ts";
 import { copyTail } from "./copies.ts";
 
 /** What reading a session's detail needs. */
@@ -43,13 +43,14 @@ export interface SessionDetail {
  */
 async function transcriptTail(
   deps: DetailDeps,
-  path: string,
-  copy: string | null,
+  file: { path: string; copy: string | null; stores: readonly string[] },
 ): Promise<Tail | string | null> {
+  const { path, copy } = file;
   try {
-    return await readTail(path, MAX_BYTES_PER_FILE, deps.files);
+    // only inside the agent's own transcript folders: a folder link on the way must not lead the read elsewhere
+    return await readTail(path, MAX_BYTES_PER_FILE, deps.files, { within: file.stores });
   } catch (err) {
-    if (err instanceof NotRegularFile) return err.message;
+    if (err instanceof RefusedFile) return err.message;
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
   return copy === null ? null : copyTail(copy, MAX_BYTES_PER_FILE);
@@ -76,7 +77,11 @@ export async function sessionDetail(deps: DetailDeps, asmId: string): Promise<Se
     let missing = 0;
     const refused: string[] = [];
     for (const path of paths) {
-      const tail = await transcriptTail(deps, path, path === session.transcript_path ? copy : null);
+      const tail = await transcriptTail(deps, {
+        path,
+        copy: path === session.transcript_path ? copy : null,
+        stores: transcripts.stores(deps.env),
+      });
       if (tail === null) {
         missing++;
         continue;

@@ -1,11 +1,18 @@
 import assert from "node:assert/strict";
-import type { TranscriptCapability, TranscriptFile, TranscriptHandle } from "../agents/transcript_types.ts";
-import { claudeTranscripts } from "../agents/claude/transcript.ts";
-import { codexTranscripts } from "../agents/codex/transcript.ts";
-import { geminiTranscripts } from "../agents/gemini/transcript.ts";
-import { passFile } from "../derive/byte_pass.ts";
+import {
+  passFile,
+  type TranscriptCapability,
+  type TranscriptFile,
+  type TranscriptHandle,
+} from "../derive/mod.ts";
+import { transcriptReader } from "../agents/mod.ts";
 import { isIsoUtcMs, sessionViews } from "../ledger/mod.ts";
-import { fixture, importWorld } from "./testing.ts";
+import { fixture, importWorld } from "./_test_utils.ts";
+
+// each agent's reader, by adapter name (nothing outside lib/agents names an agent's module)
+const [claudeTranscripts, codexTranscripts, geminiTranscripts] = ["claude", "codex", "gemini"].map(
+  transcriptReader,
+);
 
 /** A small seeded generator: a failing case is reproducible from its seed. */
 function rng(seed: number): () => number {

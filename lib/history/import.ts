@@ -6,13 +6,16 @@
  * per batch. Bad input never stops it: a file that cannot be read, or reads badly, costs one log line.
  * @module
  */
-import { homeDir } from "../config/paths.ts";
-import type { AgentConfig, Env } from "../agents/protocol.ts";
-import { adapterOf } from "../agents/registry.ts";
-import type { TranscriptCapability, TranscriptFile, TranscriptIo } from "../agents/transcript_types.ts";
-import type { ProjectRules } from "../derive/project.ts";
+import { type Env, homeDir } from "../config/mod.ts";
+import { adapterOf, type AgentConfig } from "../agents/mod.ts";
+import {
+  type ProjectRules,
+  type TranscriptCapability,
+  type TranscriptFile,
+  type TranscriptIo,
+  yieldToLoop,
+} from "../derive/mod.ts";
 import { foldStateOf, isoAt, knownFiles, type Ledger } from "../ledger/mod.ts";
-import { yieldToLoop } from "../derive/byte_pass.ts";
 import { writeBatch } from "./batch.ts";
 import { denoIo } from "./io.ts";
 import { planReads } from "./plan.ts";
@@ -265,6 +268,12 @@ async function readAndWrite(
   const { options, io, report } = run;
   const pool = run.workers.pool;
   const write = batchWriter(run, walked);
+  const stores = new Map<string, string[]>();
+  const storesOf = (agent: string): string[] => {
+    let list = stores.get(agent);
+    if (list === undefined) stores.set(agent, list = walked.readers.get(agent)!.cap.stores(options.env));
+    return list;
+  };
   const jobOf = (read: PlannedRead): ReadJob => {
     const agent = walked.readers.get(read.file.agent)!.agent;
     return {
@@ -273,6 +282,8 @@ async function readAndWrite(
       // only a grown file is read on from its offset, with the state saved there
       savedFold: read.mode === "resume" ? foldStateOf(options.ledger, read.file.path) : null,
       copyTo: agent.keep_copies ? copyRefOf(options.asmHome, agent.name, read.file.rel) : null,
+      // a hook-reported path through a linked folder must not lead the read out of the agent's own folders
+      within: storesOf(read.file.agent),
       chunkBytes: options.chunkBytes,
       maxLineBytes: options.maxLineBytes,
       yieldEveryMs: pool ? undefined : options.yieldEveryMs,

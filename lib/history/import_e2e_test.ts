@@ -7,15 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { AgentConfig } from "../agents/protocol.ts";
-import { loadAgents, offlineSetup, orphanEventReason } from "../agents/registry.ts";
+import { type AgentConfig, loadAgents, offlineSetup, orphanEventReason } from "../agents/mod.ts";
 import { drainOnce } from "../inbox/mod.ts";
-import { eventsFrom, expandArgv, findOnPath } from "../install/canary.ts";
-import { installHooks } from "../install/mod.ts";
+import { eventsFrom, expandArgv, findOnPath, installHooks } from "../install/mod.ts";
 import { Ledger } from "../ledger/mod.ts";
 import { startFake } from "../../verify/fakes/mod.ts";
 import { agentsBinDir } from "../../verify/prerequisites.ts";
-import { ledgerDigest } from "./testing.ts";
+import { ledgerDigest } from "./_test_utils.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const decoder = new TextDecoder();

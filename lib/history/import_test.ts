@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
-import { hookEvent } from "../ledger/test_events.ts";
+import { hookEvent } from "../ledger/_test_utils.ts";
 import { denoIo } from "./io.ts";
 import {
   CLAUDE_AFTER_CLEAR,
@@ -14,9 +14,9 @@ import {
   importWorld,
   ledgerDigest,
   placeFixtures,
-} from "./testing.ts";
+} from "./_test_utils.ts";
 import { transcriptBytes } from "./copies.ts";
-import type { TranscriptIo } from "../agents/transcript_types.ts";
+import type { TranscriptIo } from "../derive/mod.ts";
 
 function row(w: ImportWorld, agent: string, sid: string) {
   const found = sessionViews(w.ledger, { all: true }).find((s) => s.asm_id === asmIdOf(agent, sid));

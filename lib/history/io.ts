@@ -3,12 +3,7 @@
  * never an exception. Other failures (permissions) throw, so the caller logs them for that one path.
  * @module
  */
-import type {
-  TranscriptDirEntry,
-  TranscriptHandle,
-  TranscriptIo,
-  TranscriptStat,
-} from "../agents/transcript_types.ts";
+import type { TranscriptDirEntry, TranscriptHandle, TranscriptIo, TranscriptStat } from "../derive/mod.ts";
 import { readSync } from "node:fs";
 import { closeSync, openRegularSync, readFullySync } from "../files/mod.ts";
 
@@ -44,9 +39,10 @@ export const denoIo: TranscriptIo = {
       throw err;
     }
   },
-  open(path: string): TranscriptHandle {
-    // a transcript path may have come from a hook event: a regular file only, never a link, never blocking
-    const file = openRegularSync(path);
+  open(path: string, options?: { within?: readonly string[] }): TranscriptHandle {
+    // a transcript path may have come from a hook event: a regular file only, never a link, never blocking, and
+    // (when the caller knows the agent's folders) never one a linked folder leads elsewhere
+    const file = openRegularSync(path, options);
     return {
       read: (into: Uint8Array, position: number): number => readSync(file.fd, into, 0, into.length, position),
       close: () => closeSync(file.fd),

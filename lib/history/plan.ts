@@ -4,9 +4,8 @@
  * offset; anything else (new, shrunk, replaced) is read from the start.
  * @module
  */
-import type { TranscriptFile } from "../agents/transcript_types.ts";
-import type { KnownFile } from "../ledger/mod.ts";
-import { isoAt } from "../ledger/mod.ts";
+import type { TranscriptFile } from "../derive/mod.ts";
+import { isoAt, type KnownFile } from "../ledger/mod.ts";
 
 /** One file to read. */
 export interface ReadPlan {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import type { TranscriptFile } from "../agents/transcript_types.ts";
-import type { KnownFile } from "../ledger/mod.ts";
-import { isoAt } from "../ledger/mod.ts";
+import type { TranscriptFile } from "../derive/mod.ts";
+import { isoAt, type KnownFile } from "../ledger/mod.ts";
 import { planReads } from "./plan.ts";
 
 function file(path: string, size: number, mtimeMs: number, ino: number | null = 1): TranscriptFile {

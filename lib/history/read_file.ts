@@ -6,13 +6,9 @@
  * thread and in a read worker (`read_pool.ts`).
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
-import type {
-  TranscriptCapability,
-  TranscriptFile,
-  TranscriptHandle,
-  TranscriptIo,
-} from "../agents/transcript_types.ts";
+import type { AgentConfig } from "../agents/mod.ts";
+import type { TranscriptCapability, TranscriptFile, TranscriptHandle, TranscriptIo } from "../derive/mod.ts";
+// deep on purpose: the read workers load this file; the derive face would load the ledger into each
 import { GUARD_BYTES, passFile, type PassOutcome } from "../derive/byte_pass.ts";
 import { compressFile } from "./copies.ts";
 import type { ReadPlan } from "./plan.ts";
@@ -47,6 +43,8 @@ export interface ReadJob {
   savedFold: string | null;
   /** the reference of the copy to make (an agent that keeps copies), or null */
   copyTo: string | null;
+  /** the agent's own transcript folders: the file is read only when its real path lies in one of them */
+  within?: readonly string[];
   chunkBytes?: number;
   maxLineBytes?: number;
   yieldEveryMs?: number;
@@ -161,7 +159,7 @@ export async function readTranscript(
   let outcome: PassOutcome;
   let tail: string | null;
   try {
-    const handle = io.open(file.path);
+    const handle = io.open(file.path, { within: job.within });
     try {
       outcome = await passFile(handle, from, file.size, fold, {
         chunkBytes: job.chunkBytes,

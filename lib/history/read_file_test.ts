@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
-import { claudePromptLine, importWorld } from "./testing.ts";
+import { claudePromptLine, importWorld } from "./_test_utils.ts";
 
 const SID = "dddddddd-0000-4000-8000-00000000000d";
 const REL = `.claude/projects/-p/${SID}.jsonl`;

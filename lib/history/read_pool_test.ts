@@ -4,7 +4,7 @@ import type { ReadDone, ReadJob } from "./read_file.ts";
 import { completions, startReadPool } from "./read_pool.ts";
 import { join } from "node:path";
 import { denoIo } from "./io.ts";
-import { CODEX, faultyIo, type ImportWorld, importWorld, placeFixtures } from "./testing.ts";
+import { CODEX, faultyIo, type ImportWorld, importWorld, placeFixtures } from "./_test_utils.ts";
 
 const NOW = Date.parse("2026-11-30T00:00:00.000Z");
 

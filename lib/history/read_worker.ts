@@ -5,6 +5,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
+// deep on purpose: the transcript readers alone; the agents' face would load the registry into each worker
 import { transcriptReader } from "../agents/transcripts.ts";
 import { denoIo } from "./io.ts";
 import { errorText, failedRead, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";

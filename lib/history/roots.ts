@@ -6,7 +6,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import type { TranscriptIo } from "../agents/transcript_types.ts";
+import type { TranscriptIo } from "../derive/mod.ts";
 
 /** Resolves paths to project folders; one per import (its cache lives as long as it does). */
 export interface ProjectRoots {

@@ -5,9 +5,9 @@
  * last hours, or of open and recently seen sessions, live or not) are re-derived when they grew.
  * @module
  */
-import { loadAgents } from "../agents/registry.ts";
-import type { AgentConfig, Env } from "../agents/protocol.ts";
-import type { TranscriptIo } from "../agents/transcript_types.ts";
+import { type AgentConfig, loadAgents } from "../agents/mod.ts";
+import type { Env } from "../config/mod.ts";
+import type { TranscriptIo } from "../derive/mod.ts";
 import { isLedgerOpen, isoAt, type Ledger, refreshCandidates } from "../ledger/mod.ts";
 import { projectRules } from "./config.ts";
 import { importOnce, type ImportReport } from "./import.ts";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { asmIdOf, isLedgerOpen, Ledger, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
 import { ImportRunner } from "./runner.ts";
-import { claudePromptLine, fixture, importWorld } from "./testing.ts";
+import { claudePromptLine, fixture, importWorld } from "./_test_utils.ts";
 
 const SID = "f6afb6dd-6b5f-416a-88b0-7b51fe180966";
 const REL = `.claude/projects/-tmp-cc-proj-5/${SID}.jsonl`;

@@ -5,7 +5,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import { asmHome, type Env } from "../config/paths.ts";
+import { asmHome, type Env } from "../config/mod.ts";
 
 /** Every 15 minutes (and at start): the full import. */
 export const IMPORT_EVERY_MS = 15 * 60_000;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Ledger } from "../ledger/mod.ts";
-import { hookEvent } from "../ledger/test_events.ts";
+import { hookEvent } from "../ledger/_test_utils.ts";
 import { drainOnce } from "./drain.ts";
 
 function setup() {

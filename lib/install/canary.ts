@@ -5,7 +5,8 @@
  * @module
  */
 import { join } from "node:path";
-import type { AgentConfig, CanaryOutcome, Env } from "../agents/protocol.ts";
+import type { AgentConfig, CanaryOutcome } from "../agents/mod.ts";
+import type { Env } from "../config/mod.ts";
 import { parseEvent } from "../ledger/mod.ts";
 
 /** The prompt of every canary: one cheap turn. */

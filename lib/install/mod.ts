@@ -1,23 +1,35 @@
 /**
- * `asm install` / `asm uninstall` without the canary: lays out `$ASM_HOME`, writes the hook wrapper and
- * `hook-agents.json`, then lets each agent's adapter add (or remove) its hook entries. The canary that proves an
- * event reaches the inbox attaches its outcome to the results (`InstallResult.canary`).
+ * `asm install` / `asm uninstall`: lays out `$ASM_HOME`, writes the hook wrapper and `hook-agents.json`, then lets
+ * each agent's adapter add (or remove) its hook entries. The canary (`canary.ts`, run by the command and by the
+ * gates) proves an event reaches the inbox and attaches its outcome to the results (`InstallResult.canary`).
  * @module
  */
 import { join } from "node:path";
-import { asmHome as defaultAsmHome, type Env } from "../config/paths.ts";
-import type { AgentConfig, InstallResult, UninstallResult } from "../agents/protocol.ts";
-import { hookAdapter, hookAgentsJson, loadAgents } from "../agents/registry.ts";
+import { asmHome as defaultAsmHome, type Env } from "../config/mod.ts";
 import {
+  type AgentConfig,
   DEFAULT_JSON_LAYOUT,
   formatJson,
+  hookAdapter,
+  hookAgentsJson,
+  type InstallResult,
+  loadAgents,
   readTextOrNull,
+  type UninstallResult,
   wrapperPathProblem,
   writeFileAtomic,
-} from "../agents/hook_file.ts";
+} from "../agents/mod.ts";
 import { renderWrapper } from "./wrapper.ts";
 
-export { HOOK_SCRIPT, renderWrapper } from "./wrapper.ts";
+export {
+  type CanaryEvent,
+  type CanaryOptions,
+  type CanaryRun,
+  eventsFrom,
+  expandArgv,
+  findOnPath,
+  runCanary,
+} from "./canary.ts";
 
 /** The folders `$ASM_HOME` always has (docs/runbook.md section 2). */
 export const ASM_HOME_FOLDERS = ["inbox", "processed", "rejected", "bin", "rules", "backups"] as const;

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { listNames, tempHomes, thrown, writeFile } from "../agents/testing.ts";
+import { listNames, tempHomes, thrown, writeFile } from "../agents/_test_utils.ts";
+// deep on purpose: the test checks the very files each agent's installer writes, which no face names
 import { claudeSettingsPath } from "../agents/claude/hook_config.ts";
 import { codexConfigPath, codexHooksPath } from "../agents/codex/hook_config.ts";
 import { geminiSettingsPath } from "../agents/gemini/hook_config.ts";
-import { HOOK_SCRIPT, installHooks, uninstallHooks } from "./mod.ts";
+import { installHooks, uninstallHooks } from "./mod.ts";
+import { HOOK_SCRIPT } from "./wrapper.ts";
 
 Deno.test("install lays out ASM_HOME, the wrapper and hook-agents.json, then each agent's hooks", () => {
   using homes = tempHomes();

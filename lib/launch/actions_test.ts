@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadAgents } from "../agents/registry.ts";
+import { loadAgents } from "../agents/mod.ts";
 import { bootId, identityOf, isSameProcess } from "../procs/mod.ts";
 import { asmIdOf, launchRow, Ledger } from "../ledger/mod.ts";
-import { hookEvent } from "../ledger/test_events.ts";
+import { hookEvent } from "../ledger/_test_utils.ts";
 import { NASTY_PROMPT } from "./builder_test.ts";
 import { endSession, focusSession, sendCommand } from "./control.ts";
 import { type ActionDeps, ActionRefused, type RefusalKind } from "./deps.ts";
 import { isPureAscii } from "./script.ts";
 import { continueWith, launchSession, resumeSession } from "./start.ts";
 import { type TerminalHost, TerminalHostError } from "./terminal_host.ts";
-import { testTmux, waitFor } from "./testing.ts";
+import { testTmux, waitFor } from "./_test_utils.ts";
 
 /**
  * "typist": a stand-in agent for the actions. Its program records its argv, then becomes `head -n 1`, which

@@ -7,7 +7,7 @@
  * one element) marks where the shim appends the prompt text. The prompt itself never passes through here.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
+import type { AgentConfig } from "../agents/mod.ts";
 
 /** What kind of start this is. */
 export type LaunchKind = "launch" | "resume" | "continue";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import type { AgentConfig } from "../agents/protocol.ts";
-import { loadAgents } from "../agents/registry.ts";
+import { type AgentConfig, loadAgents } from "../agents/mod.ts";
 import { agentArgv, ArgvError } from "./argv.ts";
 
 const builtin = loadAgents({ asmHome: "/nonexistent-asm-home" });

@@ -15,7 +15,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AgentConfig } from "../agents/protocol.ts";
+import type { AgentConfig } from "../agents/mod.ts";
 import { agentArgv, type LaunchKind } from "./argv.ts";
 import { ENV_NAME } from "./env.ts";
 import { launchFiles, removeLaunchFile } from "./files.ts";

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { AgentConfig } from "../agents/protocol.ts";
-import { loadAgents } from "../agents/registry.ts";
+import { type AgentConfig, loadAgents } from "../agents/mod.ts";
 import { type BuildInput, buildLaunch, LaunchInputError, windowName, writeLaunchFiles } from "./builder.ts";
 import { isPureAscii } from "./script.ts";
 

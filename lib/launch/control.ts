@@ -5,9 +5,7 @@
  * guess.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
-import { isAgentProcess } from "../agents/glob.ts";
-import { adapterOf } from "../agents/registry.ts";
+import { adapterOf, type AgentConfig, isAgentProcess } from "../agents/mod.ts";
 import { isoAt, type RunRow, type SessionRow } from "../ledger/mod.ts";
 import { bootId, isSameProcess, LINUX_PROC, type ProcInfo, snapshot } from "../procs/mod.ts";
 import { type ActionDeps, ActionRefused } from "./deps.ts";

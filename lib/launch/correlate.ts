@@ -14,9 +14,7 @@
  * server runs every 2 s; the decisions are pure.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
-import { isAgentProcess } from "../agents/glob.ts";
-import { adapterOf } from "../agents/registry.ts";
+import { adapterOf, type AgentConfig, isAgentProcess } from "../agents/mod.ts";
 import {
   adoptThread,
   asmIdOf,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadAgents } from "../agents/registry.ts";
+import { loadAgents } from "../agents/mod.ts";
 import {
   asmIdOf,
   isoAt,
@@ -11,7 +11,7 @@ import {
   recordLaunch,
   recordWindow,
 } from "../ledger/mod.ts";
-import { hookEvent } from "../ledger/test_events.ts";
+import { hookEvent } from "../ledger/_test_utils.ts";
 import type { ProcInfo, ProcSource } from "../procs/mod.ts";
 import { type AdoptionFacts, adoptionVerdict, correlateOnce, processesUnderToken } from "./correlate.ts";
 import { pathExists } from "../files/mod.ts";
@@ -297,4 +297,3 @@ Deno.test("an expired launch's files are deleted in the pass that expires it", (
   assert.deepEqual([report.expired, report.filesDeleted], [1, 3]);
   assert.deepEqual(files.filter(pathExists), []);
 });
-

@@ -3,7 +3,7 @@
  * CLI through the server, and a test can each hand in their own, and the one error type they refuse with.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
+import type { AgentConfig } from "../agents/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import type { ProcSource } from "../procs/mod.ts";
 import type { TerminalHost } from "./terminal_host.ts";

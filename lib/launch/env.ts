@@ -13,8 +13,8 @@
  * itself runs in when it was started from inside an agent. Pure.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
-import { envNameMatches } from "../config/settings.ts";
+import type { AgentConfig } from "../agents/mod.ts";
+import { envNameMatches } from "../config/mod.ts";
 
 /**
  * Every launched agent gets these when asm has them. The reasons for the less obvious ones are in

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import type { AgentConfig } from "../agents/protocol.ts";
-import { loadAgents } from "../agents/registry.ts";
+import { type AgentConfig, loadAgents } from "../agents/mod.ts";
 import { launchEnv } from "./env.ts";
 
 const AGENTS = loadAgents({ asmHome: "/nonexistent-asm-home" });

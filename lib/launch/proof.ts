@@ -4,7 +4,7 @@
  * provably the ones asm means. END signals nothing, and send types nothing, that is not proven here.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
+import type { AgentConfig } from "../agents/mod.ts";
 import type { ProcInfo } from "../procs/mod.ts";
 import type { PaneInfo } from "./terminal_host.ts";
 

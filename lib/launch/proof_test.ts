@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadAgents } from "../agents/registry.ts";
+import { loadAgents } from "../agents/mod.ts";
 import type { ProcInfo } from "../procs/mod.ts";
 import { paneCarrying, proveRun } from "./proof.ts";
 

@@ -6,8 +6,8 @@
  * @module
  */
 import { join } from "node:path";
-import { harnessRoots } from "../config/paths.ts";
-import { loadAgents } from "../agents/registry.ts";
+import { harnessRoots } from "../config/mod.ts";
+import { loadAgents } from "../agents/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { correlateOnce, type CorrelateReport } from "./correlate.ts";
 import type { ActionDeps } from "./deps.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { identityOf, isSameProcess } from "../procs/mod.ts";
 import { SHIM_PATH } from "./builder.ts";
-import { testTmux, waitFor } from "./testing.ts";
+import { testTmux, waitFor } from "./_test_utils.ts";
 import { pathExists } from "../files/mod.ts";
 
 const SHIM = [Deno.execPath(), "run", "-A", "--no-config", "--no-lock", "--no-prompt", SHIM_PATH];

@@ -5,10 +5,9 @@
  * as evidence. The session itself appears when its first hook event arrives (or the correlation service proves it).
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
-import { adapterOf, hookAdapter } from "../agents/registry.ts";
-import { loadSettings } from "../config/settings.ts";
-import { findOnPath } from "../install/canary.ts";
+import { adapterOf, type AgentConfig, hookAdapter } from "../agents/mod.ts";
+import { loadSettings } from "../config/mod.ts";
+import { findOnPath } from "../install/mod.ts";
 import { isoAt, recordLaunch, recordLaunchError, recordWindow, type SessionRow } from "../ledger/mod.ts";
 import { identityOf, LINUX_PROC } from "../procs/mod.ts";
 import { join } from "node:path";

@@ -14,7 +14,7 @@
  * @module
  */
 import { BUILTIN_LAUNCH_ENV } from "./env.ts";
-import { envNameMatches } from "../config/settings.ts";
+import { envNameMatches } from "../config/mod.ts";
 import type { OpenedWindow, OpenRequest, PaneInfo, TerminalHost } from "./terminal_host.ts";
 import { TerminalHostError } from "./terminal_host.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readProc } from "../procs/mod.ts";
 import { TerminalHostError } from "./terminal_host.ts";
-import { testTmux, waitFor } from "./testing.ts";
+import { testTmux, waitFor } from "./_test_utils.ts";
 import { tmuxClientEnv, tmuxConfigFromEnv, tmuxHost, tmuxLiteral } from "./tmux.ts";
 
 Deno.test("a window opens in the asm session running the argv itself, and closes when its process exits", async () => {

@@ -9,7 +9,7 @@ import {
   recordActivity,
 } from "./activity.ts";
 import { Ledger } from "./ledger.ts";
-import { hookEvent } from "./test_events.ts";
+import { hookEvent } from "./_test_utils.ts";
 
 function tempLedger(): Ledger & { [Symbol.dispose](): void } {
   const dir = Deno.makeTempDirSync({ prefix: "asm-activity-" });

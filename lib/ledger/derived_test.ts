@@ -13,7 +13,7 @@ import {
   writeDerived,
 } from "./derived.ts";
 import { asmIdOf } from "./identity.ts";
-import { hookEvent } from "./test_events.ts";
+import { hookEvent } from "./_test_utils.ts";
 
 function tempLedger(): { ledger: Ledger; dir: string } {
   const dir = Deno.makeTempDirSync({ prefix: "asm-derived-" });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseEvent } from "./event.ts";
-import { hookEvent } from "./test_events.ts";
+import { hookEvent } from "./_test_utils.ts";
 
 Deno.test("an event file's rules_skipped is read as written", () => {
   const why = "standing rules skipped: /p/.asm/rules.md is a link outside the session's folder";

@@ -15,7 +15,7 @@ import {
   recordLaunchError,
   recordWindow,
 } from "./launches.ts";
-import { hookEvent } from "./test_events.ts";
+import { hookEvent } from "./_test_utils.ts";
 
 function tempLedger() {
   const dir = Deno.makeTempDirSync({ prefix: "asm-launches-test-" });

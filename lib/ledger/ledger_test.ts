@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Ledger, LedgerError } from "./ledger.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
-import { hookEvent } from "./test_events.ts";
+import { hookEvent } from "./_test_utils.ts";
 
 function tempLedger(options = {}): { ledger: Ledger; dir: string } {
   const dir = Deno.makeTempDirSync({ prefix: "asm-ledger-" });

@@ -1,22 +1,14 @@
 /**
- * The ledger: schema, migrations, identity, timestamps, the pure status transitions and the hidden-row rule.
- * The only module that writes the database.
+ * The ledger, the only module that writes the database: the `Ledger` (schema, migrations, the pure status
+ * transitions and the hidden-row rule stay inside), identity and timestamps, the hook event's shape, and each
+ * feature's reads and writes (the import's derived rows, the poll's activity, launches, the search index).
  * @module
  */
-export { asmIdOf, NAMESPACE, uuid5 } from "./identity.ts";
+export { asmIdOf } from "./identity.ts";
 export { isIsoUtcMs, isoAt, toIso } from "./time.ts";
 export { type Ancestor, BadEventError, type HookEvent, parseEvent } from "./event.ts";
-export {
-  isFinished,
-  type LedgerInput,
-  type LedgerState,
-  type ProcessKey,
-  type RunState,
-  type SessionState,
-  type Status,
-  transition,
-} from "./transition.ts";
-export { HIDDEN_REASON_SQL, type HiddenReason, hiddenReason, isUnder, underHarnessRoot } from "./hidden.ts";
+export type { ProcessKey, RunState, Status } from "./transition.ts";
+export { underHarnessRoot } from "./hidden.ts";
 export {
   type ApplyOutcome,
   Ledger,
@@ -26,7 +18,6 @@ export {
   type RunRow,
   type SessionRow,
 } from "./ledger.ts";
-export { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 export {
   type DerivedSession,
   filesOfSession,
@@ -42,14 +33,12 @@ export {
   refreshCandidates,
   type SessionView,
   sessionViews,
-  sessionViewsOf,
   writeDerived,
   type WriteReport,
 } from "./derived.ts";
 export { openReadOnly, type ReadOnlyLedger } from "./read_only.ts";
 export {
   type ActivityUpdate,
-  ATTENTION_EVENTS,
   clearFinishedActivity,
   closeGoneRuns,
   type HookActivity,
@@ -59,7 +48,6 @@ export {
   pollRows,
   type PollSessionRow,
   recordActivity,
-  TURN_EVENTS,
 } from "./activity.ts";
 export {
   type AdoptedThread,

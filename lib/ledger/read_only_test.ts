@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Ledger, LedgerError } from "./ledger.ts";
 import { openReadOnly } from "./read_only.ts";
-import { hookEvent } from "./test_events.ts";
+import { hookEvent } from "./_test_utils.ts";
 
 Deno.test("a read-only reader sees what a writer committed, and never creates a ledger", () => {
   const dir = Deno.makeTempDirSync({ prefix: "asm-ro-" });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fixture, importWorld } from "../history/testing.ts";
-import { Ledger, SCHEMA_VERSION } from "./mod.ts";
-import { openSearchReader, searchIndexTodo, searchReader, writeIndexChunk } from "./search_index.ts";
+import { Ledger } from "./ledger.ts";
+import { SCHEMA_VERSION } from "./schema.ts";
+import { openSearchReader, writeIndexChunk } from "./search_index.ts";
 
 function tempLedger(): { ledger: Ledger; dir: string; [Symbol.dispose](): void } {
   const dir = Deno.makeTempDirSync({ prefix: "asm-search-ledger-" });
@@ -41,36 +41,6 @@ Deno.test("a re-appended record replaces its older row, in the lines and in the 
   writeIndexChunk(t.ledger, { ...chunk, reset: true, lines: [line("r2", "fresh start")] });
   assert.deepEqual(t.ledger.query("SELECT text FROM search_lines").map((r) => r.text), ["fresh start"]);
   assert.equal(ftsCount(t.ledger, "plain"), 0);
-});
-
-Deno.test("a file stays on the index's to-do list until it caught up with import_state's size and mtime", async () => {
-  await using w = importWorld();
-  w.place(
-    fixture("codex/rollouts/tui-chat-plus-tool-call.rollout.jsonl"),
-    ".codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-01a2295f-0ad6-7852-afe2-883c2e6eae7a.jsonl",
-  );
-  await w.run();
-  const [todo] = searchIndexTodo(w.ledger);
-  assert.equal(todo.known, false);
-  assert.equal(todo.read_offset, 0);
-  const reader = searchReader(w.ledger);
-  assert.deepEqual([...reader.files(true).values()].flat().map((f) => f.indexed), [false]);
-  writeIndexChunk(w.ledger, { ...chunk, path: todo.path, asm_id: todo.asm_id, lines: [], read_offset: 5 });
-  assert.equal(searchIndexTodo(w.ledger)[0].read_offset, 5, "part way: still to do");
-  writeIndexChunk(w.ledger, {
-    ...chunk,
-    path: todo.path,
-    asm_id: todo.asm_id,
-    lines: [line("x", "an indexed reply")],
-    read_offset: todo.size,
-    caught_up: { size: todo.size, mtime: todo.mtime },
-  });
-  assert.deepEqual(searchIndexTodo(w.ledger), []);
-  assert.deepEqual([...reader.files(true).values()].flat().map((f) => f.indexed), [true]);
-  assert.deepEqual([...reader.indexedHits("indexed", { all: true, limit: 10 })].map((h) => h.text), [
-    "an indexed reply",
-  ]);
-  assert.deepEqual([...reader.indexedHits("an", { all: true, limit: 10 })].length, 1, "two characters: LIKE");
 });
 
 Deno.test("a read-only search connection refuses a ledger that is not there with a sentence", () => {

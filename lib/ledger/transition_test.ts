@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { HookEvent } from "./event.ts";
-import { hookEvent } from "./test_events.ts";
+import { hookEvent } from "./_test_utils.ts";
 import { type LedgerInput, type LedgerState, type Status, transition } from "./transition.ts";
 
 const EMPTY: LedgerState = { session: null, runs: [] };

@@ -13,7 +13,7 @@
  * moving without a turn end for the agent's `stalled_minutes`.
  * @module
  */
-import type { ActivityReading, ActivityState, LiveCarrier, LiveReport } from "../agents/protocol.ts";
+import type { ActivityReading, ActivityState, LiveCarrier, LiveReport } from "../agents/mod.ts";
 import type { HookActivity, ProcessKey, Status } from "../ledger/mod.ts";
 
 /** The activity a live session shows, as stored in `sessions.activity` (the page's words are in words.ts). */

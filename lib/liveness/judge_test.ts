@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ActivityReading, LiveCarrier, LiveReport } from "../agents/protocol.ts";
+import type { ActivityReading, LiveCarrier, LiveReport } from "../agents/mod.ts";
 import type { HookActivity } from "../ledger/mod.ts";
 import {
   type ActivityFacts,

@@ -3,25 +3,8 @@
  * per live session. `judge()` decides (pure); `pollOnce()` gathers the facts and writes the decision.
  * @module
  */
-export { goneRuns, reapGoneRuns } from "./gone.ts";
-export {
-  type Activity,
-  type ActivityFacts,
-  type ActivityWord,
-  attentionReason,
-  EMPTY_MEMORY,
-  judge,
-  judgeActivity,
-  type JudgedSession,
-  type Judgement,
-  judgeRun,
-  type OpenRun,
-  type PollFacts,
-  type PollMemory,
-  type ProcTable,
-  runKey,
-  type RunVerdict,
-} from "./judge.ts";
+export { reapGoneRuns } from "./gone.ts";
+export type { PollMemory } from "./judge.ts";
 export {
   newPollState,
   type PollDeps,
@@ -30,7 +13,6 @@ export {
   type PollState,
   procLookup,
 } from "./poll.ts";
-export { ACTIVITY_WORDS, activityWord } from "./words.ts";
 export {
   type LivePayload,
   livePayload,

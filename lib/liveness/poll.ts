@@ -6,8 +6,15 @@
  * adapters are logged once each, never thrown.
  * @module
  */
-import { adapterOf, loadAgents } from "../agents/registry.ts";
-import type { AgentConfig, Env, LiveReport, OpenSessionRef, ProcLookup } from "../agents/protocol.ts";
+import {
+  adapterOf,
+  type AgentConfig,
+  type LiveReport,
+  loadAgents,
+  type OpenSessionRef,
+  type ProcLookup,
+} from "../agents/mod.ts";
+import type { Env } from "../config/mod.ts";
 import {
   type ActivityUpdate,
   clearFinishedActivity,

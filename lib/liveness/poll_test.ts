@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadAgents } from "../agents/registry.ts";
-import { tempHomes, writeFile } from "../agents/testing.ts";
+import { loadAgents } from "../agents/mod.ts";
+import { tempHomes, writeFile } from "../agents/_test_utils.ts";
 import { Ledger, liveRows } from "../ledger/mod.ts";
-import { hookEvent } from "../ledger/test_events.ts";
+import { hookEvent } from "../ledger/_test_utils.ts";
 import { bootId, identityOf } from "../procs/mod.ts";
 import { newPollState, pollOnce, procLookup } from "./poll.ts";
 

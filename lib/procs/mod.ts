@@ -3,12 +3,10 @@
  * @module
  */
 export {
-  ancestry,
   bootId,
   identityOf,
   isSameProcess,
   LINUX_PROC,
-  parseStat,
   type ProcessIdentity,
   type ProcInfo,
   type ProcSource,
@@ -18,7 +16,6 @@ export {
 export {
   type Endpoint,
   listenerOn,
-  parseSocketTable,
   type PeerOwner,
   peerOwner,
   pidsHolding,

@@ -2,8 +2,7 @@
  * Each agent's line classifier, asked of the registry: search never names an agent.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
-import { adapterOf } from "../agents/registry.ts";
+import { adapterOf, type AgentConfig } from "../agents/mod.ts";
 import type { Classify } from "./scan.ts";
 
 /** agent name -> its line classifier, for the agents whose adapter can read transcripts. */
@@ -12,6 +11,24 @@ export function classifiersOf(agents: readonly AgentConfig[]): Map<string, Class
   for (const agent of agents) {
     const transcripts = adapterOf(agent).transcripts;
     if (transcripts) out.set(agent.name, (line) => transcripts.classifyLine(line));
+  }
+  return out;
+}
+
+/**
+ * agent name -> the folders it keeps its transcripts in: a scan reads a transcript only when its real path lies
+ * in one of them (a hook's `transcript_path` through a linked folder must not lead a read elsewhere).
+ */
+export function storesOf(agents: readonly AgentConfig[], env: Record<string, string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const agent of agents) {
+    const transcripts = adapterOf(agent).transcripts;
+    if (!transcripts) continue;
+    try {
+      out.set(agent.name, transcripts.stores(env));
+    } catch {
+      out.set(agent.name, []); // no HOME: the agent keeps no folder here, and nothing of its is read
+    }
   }
   return out;
 }

@@ -7,11 +7,10 @@
  * it instead.
  * @module
  */
-import type { AgentConfig } from "../agents/protocol.ts";
-import { loadAgents } from "../agents/registry.ts";
+import { type AgentConfig, loadAgents } from "../agents/mod.ts";
 import { classifiersOf } from "./classifiers.ts";
-import { transcriptBytes } from "../history/copies.ts";
-import { yieldToLoop } from "../derive/byte_pass.ts";
+import { transcriptBytes } from "../history/mod.ts";
+import { yieldToLoop } from "../derive/mod.ts";
 import {
   type IndexedLine,
   type IndexTodo,
@@ -20,7 +19,7 @@ import {
   searchIndexTodo,
   writeIndexChunk,
 } from "../ledger/mod.ts";
-import type { Env } from "../config/paths.ts";
+import type { Env } from "../config/mod.ts";
 import { type Classify, isSearched, lastCopies } from "./scan.ts";
 
 /** How often the server's index service runs (cheap when nothing changed: one query). */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { importWorld } from "../history/testing.ts";
-import type { ServerContext } from "../server/router.ts";
-import { buildSearchIndex, resumeAt, searchIndexService } from "./index_build.ts";
-import { GEMINI_INTERACTIVE, placeSearchFixtures, searchWorld } from "./testing.ts";
+import { fixture, importWorld } from "../history/_test_utils.ts";
+import { searchIndexTodo, searchReader, writeIndexChunk } from "../ledger/mod.ts";
+import { buildSearchIndex, resumeAt, type SearchIndexContext, searchIndexService } from "./index_build.ts";
+import { GEMINI_INTERACTIVE, placeSearchFixtures, searchWorld } from "./_test_utils.ts";
 
 const TODO = { path: "p", agent: "a", asm_id: null, size: 100, mtime: "m", copy: null };
 
@@ -64,16 +64,50 @@ Deno.test("the server's index service catches the index up with what the import 
   await using w = importWorld();
   placeSearchFixtures(w);
   await w.run();
-  const ctx = {
+  const ctx: SearchIndexContext = {
     ledger: w.ledger,
     asmHome: w.asmHome,
     env: w.env,
     log: (l: Record<string, unknown>) => logged.push(l),
   };
   const logged: Record<string, unknown>[] = [];
-  await searchIndexService(ctx as unknown as ServerContext);
+  await searchIndexService(ctx);
   assert.deepEqual(logged.map((l) => [l.msg, l.files]), [["search index", 5]]);
   assert.equal(searchWorld(w, { query: "mock", deep: true, all: true }).scanned_files, 0);
-  await searchIndexService(ctx as unknown as ServerContext);
+  await searchIndexService(ctx);
   assert.equal(logged.length, 1, "nothing changed: nothing to log");
+});
+
+// the index's to-do list against what a real import recorded (lib/ledger's own tests have no import to run)
+const line = (rec_id: string, text: string) => ({ rec_id, ts: null, kind: "assistant", text });
+const chunk = { path: "/t.jsonl", asm_id: "s1", reset: false, dropped: [], read_offset: 10, caught_up: null };
+
+Deno.test("a file stays on the index's to-do list until it caught up with import_state's size and mtime", async () => {
+  await using w = importWorld();
+  w.place(
+    fixture("codex/rollouts/tui-chat-plus-tool-call.rollout.jsonl"),
+    ".codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-01a2295f-0ad6-7852-afe2-883c2e6eae7a.jsonl",
+  );
+  await w.run();
+  const [todo] = searchIndexTodo(w.ledger);
+  assert.equal(todo.known, false);
+  assert.equal(todo.read_offset, 0);
+  const reader = searchReader(w.ledger);
+  assert.deepEqual([...reader.files(true).values()].flat().map((f) => f.indexed), [false]);
+  writeIndexChunk(w.ledger, { ...chunk, path: todo.path, asm_id: todo.asm_id, lines: [], read_offset: 5 });
+  assert.equal(searchIndexTodo(w.ledger)[0].read_offset, 5, "part way: still to do");
+  writeIndexChunk(w.ledger, {
+    ...chunk,
+    path: todo.path,
+    asm_id: todo.asm_id,
+    lines: [line("x", "an indexed reply")],
+    read_offset: todo.size,
+    caught_up: { size: todo.size, mtime: todo.mtime },
+  });
+  assert.deepEqual(searchIndexTodo(w.ledger), []);
+  assert.deepEqual([...reader.files(true).values()].flat().map((f) => f.indexed), [true]);
+  assert.deepEqual([...reader.indexedHits("indexed", { all: true, limit: 10 })].map((h) => h.text), [
+    "an indexed reply",
+  ]);
+  assert.deepEqual([...reader.indexedHits("an", { all: true, limit: 10 })].length, 1, "two characters: LIKE");
 });

@@ -19,13 +19,7 @@ export {
   type SearchSnippet,
   type SessionMatches,
 } from "./run.ts";
-export { MIN_QUERY_CHARS, refusalOf } from "./text.ts";
-export {
-  buildSearchIndex,
-  type IndexReport,
-  SEARCH_INDEX_EVERY_MS,
-  searchIndexService,
-} from "./index_build.ts";
+export { SEARCH_INDEX_EVERY_MS, type SearchIndexContext, searchIndexService } from "./index_build.ts";
 
 /** Where a search reads: the ledger file, asm's data folder (agents.toml overrides), the agents' environment. */
 export interface SearchPlace {

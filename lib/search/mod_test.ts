@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { importWorld } from "../history/testing.ts";
+import { importWorld } from "../history/_test_utils.ts";
 import { RefusedQuery, search } from "./mod.ts";
-import { placeSearchFixtures, searchWorld } from "./testing.ts";
+import { placeSearchFixtures, searchWorld } from "./_test_utils.ts";
 
 Deno.test("a search run in its Worker answers what the same search answers on this thread", async () => {
   await using w = importWorld();

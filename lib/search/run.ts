@@ -85,8 +85,11 @@ export interface SearchDeps {
   reader: SearchReader;
   /** the agent's line classifier; null for an agent asm cannot read */
   classifierOf(agent: string): Classify | null;
-  /** the newest `maxBytes` of a transcript (or of its copy when the original is gone); null when neither exists */
-  readTail(path: string, copy: string | null, maxBytes: number): ScanBytes | null;
+  /**
+   * the newest `maxBytes` of one of `agent`'s transcripts (or of its copy when the original is gone); null when
+   * neither exists
+   */
+  readTail(path: string, copy: string | null, maxBytes: number, agent: string): ScanBytes | null;
   /** milliseconds, monotonic */
   now(): number;
 }
@@ -179,7 +182,7 @@ function deep(request: SearchRequest, deps: SearchDeps, walk: Walk): Found {
         lines = indexed.get(file.path) ?? [];
       } else {
         const classify = deps.classifierOf(file.agent);
-        const tail = classify === null ? null : deps.readTail(file.path, file.copy, walk.limits.bytesPerFile);
+        const tail = classify === null ? null : deps.readTail(file.path, file.copy, walk.limits.bytesPerFile, file.agent);
         if (classify === null || tail === null) continue;
         tally.scanned++;
         if (tail.truncated) {

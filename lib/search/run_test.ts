@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadAgents } from "../agents/registry.ts";
-import { importWorld } from "../history/testing.ts";
+import { loadAgents } from "../agents/mod.ts";
+import { importWorld } from "../history/_test_utils.ts";
 import { asmIdOf } from "../ledger/mod.ts";
 import { buildSearchIndex } from "./index_build.ts";
 import { RefusedQuery, type SearchAnswer } from "./run.ts";
-import { FIXTURE_IDS, GEMINI_INTERACTIVE, placeSearchFixtures, searchWorld } from "./testing.ts";
+import { FIXTURE_IDS, GEMINI_INTERACTIVE, placeSearchFixtures, searchWorld } from "./_test_utils.ts";
 
 function session(answer: SearchAnswer, agent: string, sid: string) {
   return answer.sessions.find((s) => s.asm_id === asmIdOf(agent, sid));

@@ -5,9 +5,10 @@
  * (`TranscriptCapability.classifyLine`): message text only, never JSON keys.
  * @module
  */
-import type { TranscriptLine } from "../agents/transcript_types.ts";
+import type { TranscriptLine } from "../derive/mod.ts";
+// deep on purpose: the search Worker loads this file; the history face would load the whole import into it
 import { copyTail } from "../history/copies.ts";
-import { NotRegularFile, readTailSync } from "../files/mod.ts";
+import { readTailSync, RefusedFile } from "../files/mod.ts";
 import { SEARCHED_KINDS } from "./text.ts";
 
 /** What one agent says one line is. */
@@ -22,14 +23,20 @@ export interface ScanBytes {
 
 /**
  * Reads the last `maxBytes` of `path` (whole lines), or of its copy when the original is gone; null when neither
- * exists. A path that is not a regular file (a FIFO, a device, a link) is read as nothing: it holds no transcript.
+ * exists. A path asm refuses (a FIFO, a device, a link, a file whose real path is outside `within`: the agent's
+ * own transcript folders) is read as nothing: it holds no transcript.
  */
-export function readTail(path: string, copy: string | null, maxBytes: number): ScanBytes | null {
+export function readTail(
+  path: string,
+  copy: string | null,
+  maxBytes: number,
+  within?: readonly string[],
+): ScanBytes | null {
   try {
-    const tail = readTailSync(path, maxBytes);
+    const tail = readTailSync(path, maxBytes, { within });
     return { bytes: tail.bytes, truncated: tail.truncated };
   } catch (err) {
-    if (err instanceof NotRegularFile) return { bytes: new Uint8Array(0), truncated: false };
+    if (err instanceof RefusedFile) return { bytes: new Uint8Array(0), truncated: false };
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
   const copied = copy === null ? null : copyTail(copy, maxBytes);

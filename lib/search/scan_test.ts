@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import type { TranscriptLine } from "../agents/transcript_types.ts";
+import type { TranscriptLine } from "../derive/mod.ts";
 import { messageLines, readTail } from "./scan.ts";
 import { tailOf } from "../files/mod.ts";
 

@@ -4,7 +4,7 @@
  * A match is a case-insensitive occurrence of the query as a substring; occurrences do not overlap.
  * @module
  */
-import type { LineKind } from "../agents/transcript_types.ts";
+import type { LineKind } from "../derive/mod.ts";
 
 /** The shortest query search runs: one character would match nearly every line of every transcript. */
 export const MIN_QUERY_CHARS = 2;

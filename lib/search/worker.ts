@@ -5,8 +5,8 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { loadAgents } from "../agents/registry.ts";
-import { classifiersOf } from "./classifiers.ts";
+import { loadAgents } from "../agents/mod.ts";
+import { classifiersOf, storesOf } from "./classifiers.ts";
 import { openSearchReader } from "../ledger/mod.ts";
 import { RefusedQuery, runSearch, type SearchRequest } from "./run.ts";
 import { readTail } from "./scan.ts";
@@ -27,13 +27,15 @@ export type WorkerReply =
 /** Runs one ask (exported for the test of the Worker's own logic). */
 export function answerAsk(ask: WorkerAsk): WorkerReply {
   try {
-    const byAgent = classifiersOf(loadAgents({ asmHome: ask.asmHome, env: ask.env }));
+    const agents = loadAgents({ asmHome: ask.asmHome, env: ask.env });
+    const byAgent = classifiersOf(agents);
+    const stores = storesOf(agents, ask.env);
     const reader = openSearchReader(ask.ledgerPath);
     try {
       const answer = runSearch(ask.request, {
         reader,
         classifierOf: (agent) => byAgent.get(agent) ?? null,
-        readTail,
+        readTail: (path, copy, maxBytes, agent) => readTail(path, copy, maxBytes, stores.get(agent) ?? []),
         now: () => performance.now(),
       });
       return { answer };

@@ -7,8 +7,8 @@
 import { join } from "node:path";
 import { drainOnce, type DrainReport } from "../inbox/mod.ts";
 import { type HookEvent, isoAt, Ledger } from "../ledger/mod.ts";
-import { harnessRoots } from "../config/paths.ts";
-import { loadAgents, orphanEventReason } from "../agents/registry.ts";
+import { ASM_VERSION, harnessRoots, loadSettings } from "../config/mod.ts";
+import { loadAgents, orphanEventReason } from "../agents/mod.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
 import { BackgroundTask } from "./tasks.ts";
 import { createRouter, json, jsonError, type Route, type ServerContext } from "./router.ts";
@@ -17,10 +17,7 @@ import { admit, installToken } from "./security.ts";
 import { OneTimeCodes } from "./codes.ts";
 import { type PeerOwner, peerOwner } from "../procs/mod.ts";
 import { NODE_FILES } from "../files/mod.ts";
-import { loadSettings } from "../config/settings.ts";
-import { ASM_VERSION } from "../config/version.ts";
-import { refusalPage, shellPage } from "../ui/document.tsx";
-import { islandBundle } from "../ui/bundle.ts";
+import { islandBundle, refusalPage, shellPage } from "../ui/mod.ts";
 import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
 
@@ -188,57 +185,65 @@ export function startServer(options: ServerOptions): RunningServer {
   const serverUid = Deno.uid() ?? -1;
   const refusedUids = new Set<number>();
   let heavy = 0;
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: options.port,
-    onListen: () => {},
-    handler: async (req, info) => {
-      const url = new URL(req.url);
-      const api = url.pathname === "/api" || url.pathname.startsWith("/api/");
-      const owner = ownerOf(info.remoteAddr, port);
-      const verdict = admit(req, { port, token, owner, serverUid, allowedUids: settings.allowedUids });
-      if (verdict.kind === "refuse") {
-        if (typeof owner === "object" && verdict.status === 403 && !refusedUids.has(owner.uid)) {
-          refusedUids.add(owner.uid); // one line per uid: a client retrying must not fill the log
-          log({ what: "refused", uid: owner.uid, why: verdict.message });
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: options.port,
+      onListen: () => {},
+      handler: async (req, info) => {
+        const url = new URL(req.url);
+        const api = url.pathname === "/api" || url.pathname.startsWith("/api/");
+        const owner = ownerOf(info.remoteAddr, port);
+        const verdict = admit(req, { port, token, owner, serverUid, allowedUids: settings.allowedUids });
+        if (verdict.kind === "refuse") {
+          if (typeof owner === "object" && verdict.status === 403 && !refusedUids.has(owner.uid)) {
+            refusedUids.add(owner.uid); // one line per uid: a client retrying must not fill the log
+            log({ what: "refused", uid: owner.uid, why: verdict.message });
+          }
+          return api
+            ? jsonError(verdict.status, verdict.message)
+            : refusalPage(verdict.status, verdict.message);
         }
-        return api
-          ? jsonError(verdict.status, verdict.message)
-          : refusalPage(verdict.status, verdict.message);
-      }
-      if (verdict.kind === "health") return json({ ok: true, status: "up", version: ASM_VERSION });
-      if (verdict.kind === "shell") return shellPage((await islandBundle()).url);
-      const found = router.match(req.method, url.pathname);
-      if (!found) return jsonError(404, `no route for ${req.method} ${url.pathname}`);
-      let request = req;
-      if (req.method !== "GET" && req.method !== "HEAD") {
-        const limit = found.route.maxBodyBytes ?? DEFAULT_BODY_BYTES;
-        const bounded = await boundedBody(req, limit);
-        if (!(bounded instanceof Request)) {
-          log({ what: "request body refused", route: found.route.pattern, limit, read: bounded.over });
-          return jsonError(413, `a request to ${found.route.pattern} may carry at most ${limit} bytes`);
+        if (verdict.kind === "health") return json({ ok: true, status: "up", version: ASM_VERSION });
+        if (verdict.kind === "shell") return shellPage((await islandBundle()).url);
+        const found = router.match(req.method, url.pathname);
+        if (!found) return jsonError(404, `no route for ${req.method} ${url.pathname}`);
+        let request = req;
+        if (req.method !== "GET" && req.method !== "HEAD") {
+          const limit = found.route.maxBodyBytes ?? DEFAULT_BODY_BYTES;
+          const bounded = await boundedBody(req, limit);
+          if (!(bounded instanceof Request)) {
+            log({ what: "request body refused", route: found.route.pattern, limit, read: bounded.over });
+            return jsonError(413, `a request to ${found.route.pattern} may carry at most ${limit} bytes`);
+          }
+          request = bounded;
         }
-        request = bounded;
-      }
-      if (found.route.heavy) {
-        if (heavy >= MAX_HEAVY) {
-          const busy = jsonError(503, `asm is busy with ${heavy} heavy requests; try again in a moment`);
-          busy.headers.set("retry-after", "1");
-          return busy;
+        if (found.route.heavy) {
+          if (heavy >= MAX_HEAVY) {
+            const busy = jsonError(503, `asm is busy with ${heavy} heavy requests; try again in a moment`);
+            busy.headers.set("retry-after", "1");
+            return busy;
+          }
+          heavy++;
         }
-        heavy++;
-      }
-      try {
-        return await found.route.handle(request, context, found.params);
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        log({ what: "route failed", route: found.route.pattern, error: message });
-        return jsonError(500, message);
-      } finally {
-        if (found.route.heavy) heavy--;
-      }
-    },
-  });
+        try {
+          return await found.route.handle(request, context, found.params);
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          log({ what: "route failed", route: found.route.pattern, error: message });
+          return jsonError(500, message);
+        } finally {
+          if (found.route.heavy) heavy--;
+        }
+      },
+    });
+  } catch (err) {
+    // a port that is taken (or not ours to bind) leaves nothing behind: the lock and the ledger go back
+    ledger.close();
+    lock.release();
+    throw err;
+  }
   port = server.addr.port;
   lock.setPort(port);
   for (const task of tasks) task.start();

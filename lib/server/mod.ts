@@ -1,10 +1,12 @@
 /**
- * The server: app, writer lock, background tasks.
+ * The server, asm's composition root: `startServer` (app, routes handed in, background services, who gets in),
+ * the writer lock, what a route is and what it sees, and the command line's way to a running server.
  * @module
  */
 export {
   ensureDataFolder,
   harnessRoots,
+  MAX_HEAVY,
   registryIgnoreReason,
   type RunningServer,
   serverLogger,
@@ -18,4 +20,9 @@ export {
   type LockHolder,
   type WriterLock,
 } from "./lock.ts";
-export { BackgroundTask, type TaskStatus } from "./tasks.ts";
+export { json, jsonError, type Route, type ServerContext } from "./router.ts";
+export { callServer, runningServer, type ServerAddress } from "./client.ts";
+export type { Service } from "./services.ts";
+export type { ServerState } from "./state.ts";
+export type { OneTimeCodes } from "./codes.ts";
+export type { TaskStatus } from "./tasks.ts";

@@ -9,7 +9,7 @@ import type { TaskStatus } from "./tasks.ts";
 import type { LockHolder } from "./lock.ts";
 import type { OneTimeCodes } from "./codes.ts";
 import type { FileReader } from "../files/mod.ts";
-import type { Settings } from "../config/settings.ts";
+import type { Settings } from "../config/mod.ts";
 import type { ServerState } from "./state.ts";
 
 /** What every handler and background service can reach. */

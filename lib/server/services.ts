@@ -6,7 +6,7 @@
  * @module
  */
 import { pollOnce } from "../liveness/mod.ts";
-import { IMPORT_EVERY_MS, ownsAgentHomes, REFRESH_EVERY_MS } from "../history/server.ts";
+import { IMPORT_EVERY_MS, ownsAgentHomes, REFRESH_EVERY_MS } from "../history/mod.ts";
 import { CORRELATE_EVERY_MS, correlateForServer } from "../launch/mod.ts";
 import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";

@@ -4,8 +4,8 @@
  * revision counters and the list's cached body. A test that starts two servers gets two of each.
  * @module
  */
-import { harnessRoots } from "../config/paths.ts";
-import { ImportRunner } from "../history/runner.ts";
+import { harnessRoots } from "../config/mod.ts";
+import { ImportRunner } from "../history/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { LiveRevision, newPollState, type PollState } from "../liveness/mod.ts";
 import { UsageCache } from "../usage/mod.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { repoRoot } from "../config/paths.ts";
+import { repoRoot } from "../config/mod.ts";
 
 /** A built bundle. */
 export interface IslandBundle {

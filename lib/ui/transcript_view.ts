@@ -5,7 +5,7 @@
  * `limit` messages. Pure.
  * @module
  */
-import type { LineKind, TranscriptLine } from "../agents/transcript_types.ts";
+import type { LineKind, TranscriptLine } from "../derive/mod.ts";
 
 /** One message of the detail view. */
 export interface MessageView {

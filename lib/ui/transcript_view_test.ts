@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { adapterOf, loadAgents } from "../agents/registry.ts";
+import { adapterOf, loadAgents } from "../agents/mod.ts";
 import { messagesOf } from "./transcript_view.ts";
 
 const FIXTURES = Deno.env.get("ASM_FIXTURES") ??

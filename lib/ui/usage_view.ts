@@ -3,7 +3,7 @@
  * never cached (a cached "resets in 2 h" is how a page ends up saying "25%, resets now" the next morning).
  * @module
  */
-import type { UsageReading } from "../usage/reading.ts";
+import type { UsageReading } from "../usage/mod.ts";
 
 /** One window as the row draws it. */
 export interface WindowView {

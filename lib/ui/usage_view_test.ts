@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { UsageReading } from "../usage/reading.ts";
+import type { UsageReading } from "../usage/mod.ts";
 import { readingNote, resetText, windowViews } from "./usage_view.ts";
 
 const NOW = Date.parse("2026-11-29T22:00:00.000Z");

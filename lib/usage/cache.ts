@@ -4,7 +4,7 @@
  * per agent however many requests arrive, and the reading presented from the clock at every read.
  * @module
  */
-import type { Env } from "../config/paths.ts";
+import type { Env } from "../config/mod.ts";
 import type { AccountOutcome, LastTurn, UsageReading, UsageSource } from "./reading.ts";
 import { accountDue, afterOutcome, emptyEntry, lastTurnDue, present, type UsageEntry } from "./rules.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Real plan usage per agent: the shared core (cache, backoff, stale marking, the time rules). The readers that
  * call each agent's account endpoint live in `lib/agents/<agent>/usage.ts`, reached through the adapter's
- * `usage` capability. Never estimated.
+ * `usage` capability; this face hands them the shapes and the helpers they share. Never estimated.
  * @module
  */
 export type {
@@ -15,23 +15,9 @@ export type {
   UsageState,
   UsageWindow,
 } from "./reading.ts";
-export {
-  accountDue,
-  afterOutcome,
-  ageSeconds,
-  BACKOFF_BASE_MS,
-  BACKOFF_CAP_MS,
-  backoffMs,
-  CACHE_MS,
-  emptyEntry,
-  lastTurnDue,
-  lastTurnLabel,
-  present,
-  type UsageEntry,
-  windowAt,
-} from "./rules.ts";
 export { type UsageAgent, UsageCache, type UsageCacheOptions } from "./cache.ts";
-export { type JsonAnswer, type JsonRequest, requestJson, resolveBaseUrl, scrub, SIGNED_OUT } from "./http.ts";
+export type { UsageEntry } from "./rules.ts";
+export { type JsonAnswer, type JsonRequest, requestJson, resolveBaseUrl, SIGNED_OUT } from "./http.ts";
 export {
   type CredentialsFile,
   fileStamp,
@@ -41,4 +27,3 @@ export {
 } from "./credentials.ts";
 export { finite, isoFromEpochSeconds, isoFromText, windowNameForSeconds } from "./window_name.ts";
 export { readTail } from "./tail.ts";
-export { NotRegularFile } from "../files/mod.ts";

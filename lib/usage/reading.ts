@@ -4,7 +4,7 @@
  * agent; each agent's reader lives in `lib/agents/<agent>/usage.ts` and is reached through its adapter.
  * @module
  */
-import type { Env } from "../config/paths.ts";
+import type { Env } from "../config/mod.ts";
 
 /**
  * Why a reading looks the way it does. `ok`: a fresh account reading. `stale`: the last call failed, the windows

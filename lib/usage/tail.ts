@@ -7,7 +7,7 @@ import { readTailSync } from "../files/mod.ts";
 
 /**
  * The last `maxBytes` of a regular file as text, whole lines only. Throws NotFound when there is none and
- * NotRegularFile for a link, FIFO or device.
+ * RefusedFile for a link, FIFO or device.
  */
 export function readTail(path: string, maxBytes: number): string {
   return new TextDecoder().decode(readTailSync(path, maxBytes).bytes);

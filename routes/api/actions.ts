@@ -13,7 +13,7 @@
  * with the dialog it waits on, and the latest ones.
  * @module
  */
-import { json, jsonError, type Route, type ServerContext } from "../../lib/server/router.ts";
+import { json, jsonError, type Route, type ServerContext } from "../../lib/server/mod.ts";
 import {
   actionDeps,
   ActionRefused,

@@ -4,7 +4,7 @@
  * keeps that in storage scoped to its exact origin. A code works once, for 60 s.
  * @module
  */
-import { json, jsonError, type Route } from "../../lib/server/router.ts";
+import { json, jsonError, type Route } from "../../lib/server/mod.ts";
 
 /** The page's address that trades `code` (the code rides in the fragment: never sent to any server). */
 export function openUrl(port: number, code: string): string {

@@ -7,10 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hookEvent } from "../../lib/ledger/test_events.ts";
-import { type RunningServer, startServer } from "../../lib/server/app.ts";
+import { hookEvent } from "../../lib/ledger/_test_utils.ts";
+import { MAX_HEAVY, type RunningServer, startServer } from "../../lib/server/mod.ts";
 import { type FileReader, NODE_FILES } from "../../lib/files/mod.ts";
-import { MAX_HEAVY } from "../../lib/server/app.ts";
 import { ACTION_BODY_BYTES } from "./actions.ts";
 import { ROUTES } from "../mod.ts";
 
@@ -21,8 +20,8 @@ function heldReader() {
   let release: (() => void) | null = null;
   let gate: Promise<void> | null = null;
   const reader: FileReader = {
-    async open(path) {
-      const file = await NODE_FILES.open(path);
+    async open(path, options) {
+      const file = await NODE_FILES.open(path, options);
       return {
         size: file.size,
         async read(into, position) {
@@ -82,6 +81,13 @@ async function until(probe: () => boolean, why: string): Promise<void> {
   throw new Error(`gave up waiting: ${why}`);
 }
 
+/** Claude Code's transcript folder under the test's HOME (where a session's transcript may be read from). */
+function claudeStore(home: string): string {
+  const store = join(home, ".claude", "projects", "-p");
+  Deno.mkdirSync(store, { recursive: true });
+  return store;
+}
+
 function sessionAt(server: RunningServer, id: string, transcriptPath: string): string {
   const e = hookEvent({ agent_session_id: id, transcript_path: transcriptPath });
   server.ledger.applyEvent(e);
@@ -90,10 +96,11 @@ function sessionAt(server: RunningServer, id: string, transcriptPath: string): s
 
 Deno.test("a 500 MB transcript is read as its 16 MiB tail; a FIFO and /dev/zero are refused unread", async () => {
   await withServer(async (server, home, seam) => {
-    const big = join(home, "big.jsonl");
+    const store = claudeStore(home);
+    const big = join(store, "big.jsonl");
     Deno.writeTextFileSync(big, "");
     Deno.truncateSync(big, 500_000_000); // sparse: 500 MB of file, no disk
-    const fifo = join(home, "fifo.jsonl");
+    const fifo = join(store, "fifo.jsonl");
     assert.ok(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().success, "mkfifo made the FIFO");
     const bigId = sessionAt(server, "big", big);
     const fifoId = sessionAt(server, "fifo", fifo);
@@ -122,9 +129,40 @@ Deno.test("a 500 MB transcript is read as its 16 MiB tail; a FIFO and /dev/zero 
   });
 });
 
+Deno.test("a transcript path through a linked folder, or outside its agent's folders, is refused unread", async () => {
+  await withServer(async (server, home, seam) => {
+    // a secret in the transcript format, where no agent keeps transcripts
+    const elsewhere = join(home, "elsewhere");
+    Deno.mkdirSync(elsewhere);
+    const secretLine = JSON.stringify({
+      type: "user",
+      promptSource: "typed",
+      message: { role: "user", content: "SECRET_CONTENT_Q7" },
+      timestamp: "2026-11-30T10:00:00.000Z",
+      sessionId: "x",
+    });
+    Deno.writeTextFileSync(join(elsewhere, "s.jsonl"), secretLine + "\n");
+    const store = claudeStore(home);
+    Deno.symlinkSync(elsewhere, join(store, "linked"));
+    const viaLink = sessionAt(server, "via-link", join(store, "linked", "s.jsonl"));
+    const outside = sessionAt(server, "outside", join(elsewhere, "s.jsonl"));
+    for (const id of [viaLink, outside]) {
+      const before = seam.read();
+      const detail = await (await server.api(`/api/sessions/${id}`)).json();
+      assert.match(detail.note, /leads outside the folders it belongs in/);
+      assert.deepEqual(detail.messages, []);
+      assert.equal(seam.read(), before, "not one byte read");
+      const html = await (await fetch(`${server.url}/sessions/${id}`)).text();
+      assert.doesNotMatch(html, /SECRET_CONTENT_Q7/);
+    }
+    const found = await (await server.api("/api/search?q=SECRET_CONTENT&deep=1&all=1")).json();
+    assert.equal(found.matches, 0, "search does not read it either");
+  });
+});
+
 Deno.test("the server answers while transcript reads are out, and a fifth heavy request is told to wait", async () => {
   await withServer(async (server, home, seam) => {
-    const path = join(home, "t.jsonl");
+    const path = join(claudeStore(home), "t.jsonl");
     Deno.writeTextFileSync(path, '{"type":"user"}\n'.repeat(1000));
     const id = sessionAt(server, "held", path);
     seam.hold();

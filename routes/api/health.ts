@@ -2,7 +2,7 @@
  * `GET /api/health`: what to read first when something is wrong: mode, port, counts, the background tasks.
  * @module
  */
-import { json, type Route } from "../../lib/server/router.ts";
+import { json, type Route } from "../../lib/server/mod.ts";
 
 /** The health route. */
 export const healthRoutes: Route[] = [{

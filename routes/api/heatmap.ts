@@ -3,9 +3,9 @@
  * pass that derives everything else). Hidden rows count only with `?all=1`, by the same rule as the list.
  * @module
  */
-import { heatmapSeries } from "../../lib/derive/heatmap.ts";
+import { heatmapSeries } from "../../lib/derive/mod.ts";
 import { heatmapCells } from "../../lib/ledger/mod.ts";
-import { json, type Route } from "../../lib/server/router.ts";
+import { json, type Route } from "../../lib/server/mod.ts";
 
 /** The heat map route. */
 export const heatmapRoutes: Route[] = [{

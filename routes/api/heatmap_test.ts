@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { fixture, importDone, serverWorld } from "../../lib/history/testing.ts";
+import { fixture, importWorld } from "../../lib/history/_test_utils.ts";
+import { importDone, serverWorld } from "../../verify/server_world.ts";
 
 Deno.test("GET /api/heatmap gives turns per UTC day per agent; hidden sessions count only with ?all=1", async () => {
-  await using s = await serverWorld((w) => {
+  await using s = await serverWorld(importWorld(), (w) => {
     w.place(
       fixture("codex/rollouts/exec-tool-call-with-hooks-then-resumed-twice.rollout.jsonl"),
       ".codex/sessions/2026/11/29/rollout-2026-11-29T22-13-02-01a2295e-6988-7d92-8f7d-1003fec4bca0.jsonl",

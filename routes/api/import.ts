@@ -3,7 +3,7 @@
  * do); `GET /api/import` reports whether one runs, its progress (files, MB, rate, ETA) and the last report.
  * @module
  */
-import { json, type Route } from "../../lib/server/router.ts";
+import { json, type Route } from "../../lib/server/mod.ts";
 
 /** The import routes. */
 export const importRoutes: Route[] = [

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { fixture, importDone, serverWorld } from "../../lib/history/testing.ts";
+import { fixture, importWorld } from "../../lib/history/_test_utils.ts";
+import { importDone, serverWorld } from "../../verify/server_world.ts";
 
 Deno.test("POST /api/import needs the install token, starts one import, and GET /api/import follows it to its report", async () => {
-  await using s = await serverWorld((w) => {
+  await using s = await serverWorld(importWorld(), (w) => {
     w.place(
       fixture("claude/signals/SIGTERM-idle.e0c66d5e-e1b1-454c-9ac8-c03166650dbe.jsonl"),
       ".claude/projects/-p/e0c66d5e-e1b1-454c-9ac8-c03166650dbe.jsonl",

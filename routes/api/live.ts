@@ -7,7 +7,7 @@
  */
 import { isoAt, liveRows } from "../../lib/ledger/mod.ts";
 import { livePayload, pendingLaunchViews } from "../../lib/liveness/mod.ts";
-import { json, type Route } from "../../lib/server/router.ts";
+import { json, type Route } from "../../lib/server/mod.ts";
 
 /** The live route. */
 export const liveRoutes: Route[] = [{

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { recordActivity } from "../../lib/ledger/mod.ts";
-import { hookEvent } from "../../lib/ledger/test_events.ts";
+import { hookEvent } from "../../lib/ledger/_test_utils.ts";
 import { startServer } from "../../lib/server/mod.ts";
 import { ROUTES } from "../mod.ts";
 

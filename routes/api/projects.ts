@@ -4,9 +4,9 @@
  * with `?all=1`, by the same rule as the list.
  * @module
  */
-import { projectName } from "../../lib/derive/project.ts";
+import { projectName } from "../../lib/derive/mod.ts";
 import { projectCounts } from "../../lib/ledger/mod.ts";
-import { json, type Route } from "../../lib/server/router.ts";
+import { json, type Route } from "../../lib/server/mod.ts";
 
 /** The projects route. */
 export const projectsRoutes: Route[] = [{

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { fixture, importDone, serverWorld } from "../../lib/history/testing.ts";
+import { fixture, importWorld } from "../../lib/history/_test_utils.ts";
+import { importDone, serverWorld } from "../../verify/server_world.ts";
 
 Deno.test("GET /api/projects: primary counts sum to the sessions listed, with and without ?all=1", async () => {
-  await using s = await serverWorld((w) => {
+  await using s = await serverWorld(importWorld(), (w) => {
     w.place(
       fixture("codex/rollouts/tui-chat-plus-tool-call.rollout.jsonl"),
       ".codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-01a2295f-0ad6-7852-afe2-883c2e6eae7a.jsonl",

@@ -6,7 +6,7 @@
  * @module
  */
 import { DEFAULT_LIMITS, RefusedQuery, search, type SearchLimits } from "../../lib/search/mod.ts";
-import { json, jsonError, type Route } from "../../lib/server/router.ts";
+import { json, jsonError, type Route } from "../../lib/server/mod.ts";
 
 /** The bounds a request asked for, within ten times the defaults; an unreadable value keeps the default. */
 export function limitsOf(params: URLSearchParams): Partial<SearchLimits> {

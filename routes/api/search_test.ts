@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fixture, importDone, serverWorld } from "../../lib/history/testing.ts";
+import { fixture, importWorld } from "../../lib/history/_test_utils.ts";
+import { importDone, serverWorld } from "../../verify/server_world.ts";
 import { limitsOf } from "./search.ts";
 
 const CODEX_TUI =
@@ -9,7 +10,7 @@ const CLAUDE = "11111111-2222-4333-8444-555555555555";
 const CLAUDE_FILE = `.claude/projects/-tmp-cc-proj-3/${CLAUDE}.jsonl`;
 
 async function searchServer() {
-  const s = await serverWorld((w) => {
+  const s = await serverWorld(importWorld(), (w) => {
     w.place(fixture("codex/rollouts/tui-chat-plus-tool-call.rollout.jsonl"), CODEX_TUI);
     w.place(
       fixture(`claude/p-mode/transcripts/plain-then-resume-then-continue.${CLAUDE}.jsonl`),

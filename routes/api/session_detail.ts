@@ -2,8 +2,8 @@
  * `GET /api/sessions/:id`: one session with its runs, its launches and its conversation (lib/history/detail.ts).
  * @module
  */
-import { json, jsonError, type Route } from "../../lib/server/router.ts";
-import { sessionDetail } from "../../lib/history/detail.ts";
+import { json, jsonError, type Route } from "../../lib/server/mod.ts";
+import { sessionDetail } from "../../lib/history/mod.ts";
 
 /** The detail route. */
 export const sessionDetailRoutes: Route[] = [{

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseHTML } from "linkedom";
-import { hookEvent } from "../../lib/ledger/test_events.ts";
-import { startServer } from "../../lib/server/app.ts";
+import { hookEvent } from "../../lib/ledger/_test_utils.ts";
+import { startServer } from "../../lib/server/mod.ts";
 import { ROUTES } from "../mod.ts";
 
 const FIXTURES = Deno.env.get("ASM_FIXTURES") ??
@@ -15,7 +15,9 @@ Deno.test("a session's detail shows its conversation from its transcript, and th
   try {
     const dir = join(FIXTURES, "claude", "p-mode", "transcripts");
     const name = [...Deno.readDirSync(dir)].find((e) => e.name.endsWith(".jsonl"))!.name;
-    const transcript = join(home, name);
+    // where Claude Code keeps it: a transcript is read only inside its agent's own folders
+    const transcript = join(home, ".claude", "projects", "-p", name);
+    Deno.mkdirSync(join(home, ".claude", "projects", "-p"), { recursive: true });
     Deno.copyFileSync(join(dir, name), transcript);
     const e = hookEvent({ agent_session_id: name.replace(".jsonl", ""), transcript_path: transcript });
     server.ledger.applyEvent(e);

@@ -6,7 +6,7 @@
  * @module
  */
 import { sessionViews } from "../../lib/ledger/mod.ts";
-import type { Route, ServerContext } from "../../lib/server/router.ts";
+import type { Route, ServerContext } from "../../lib/server/mod.ts";
 
 /** The list's JSON body, built anew only after the ledger changed (kept in the server's state). */
 function sessionsBody(ctx: ServerContext, all: boolean): string {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { fixture, importDone, serverWorld } from "../../lib/history/testing.ts";
+import { fixture, importWorld } from "../../lib/history/_test_utils.ts";
+import { importDone, serverWorld } from "../../verify/server_world.ts";
 import { ROUTES } from "../mod.ts";
 
 Deno.test("GET /api/sessions lists the visible rows; ?all=1 adds the hidden ones, each saying why", async () => {
-  await using s = await serverWorld((w) => {
+  await using s = await serverWorld(importWorld(), (w) => {
     w.place(
       fixture("codex/rollouts/tui-chat-plus-tool-call.rollout.jsonl"),
       ".codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-01a2295f-0ad6-7852-afe2-883c2e6eae7a.jsonl",
@@ -29,8 +30,8 @@ Deno.test("GET /api/sessions lists the visible rows; ?all=1 adds the hidden ones
 });
 
 Deno.test("the list kept between writes is rebuilt after the ledger's next write", async () => {
-  const { hookEvent } = await import("../../lib/ledger/test_events.ts");
-  const { startServer } = await import("../../lib/server/app.ts");
+  const { hookEvent } = await import("../../lib/ledger/_test_utils.ts");
+  const { startServer } = await import("../../lib/server/mod.ts");
   const home = Deno.makeTempDirSync({ prefix: "asm-sessions-cache-" });
   const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
   const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });

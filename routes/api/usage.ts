@@ -4,9 +4,9 @@
  * a minute however often the page polls, and not at all while nobody looks.
  * @module
  */
-import { loadAgents, usageAgents } from "../../lib/agents/registry.ts";
+import { loadAgents, usageAgents } from "../../lib/agents/mod.ts";
 import { isoAt } from "../../lib/ledger/mod.ts";
-import { json, type Route } from "../../lib/server/router.ts";
+import { json, type Route } from "../../lib/server/mod.ts";
 
 /** The usage route. */
 export const usageRoutes: Route[] = [{

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startServer } from "../../lib/server/app.ts";
+import { startServer } from "../../lib/server/mod.ts";
 import type { UsageReading } from "../../lib/usage/mod.ts";
 import { startUsageFake } from "../../verify/fakes/usage.ts";
 import { agentsBinDir, PINNED_AGENTS } from "../../verify/prerequisites.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { loadAgents } from "../../lib/agents/registry.ts";
+import { loadAgents } from "../../lib/agents/mod.ts";
 import { liveWorld } from "../../verify/live_world.ts";
 import { launchChromium, openWithKey } from "../../verify/browser.ts";
 

@@ -7,9 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hookEvent } from "../../lib/ledger/test_events.ts";
+import { hookEvent } from "../../lib/ledger/_test_utils.ts";
 import { startServer } from "../../lib/server/mod.ts";
-import { openCli } from "../../lib/server/open_cli.ts";
+// the command `asm open` itself, as main.ts runs it (the command modules stay out of the server's face)
+import { openCli } from "../../lib/cli/open.ts";
 import { launchChromium, openWithKey } from "../../verify/browser.ts";
 import { ROUTES } from "../mod.ts";
 

@@ -4,14 +4,11 @@
  * one heat map per agent.
  * @module
  */
-import type { Route } from "../../lib/server/router.ts";
-import { islandBundle } from "../../lib/ui/bundle.ts";
-import { pageResponse } from "../../lib/ui/document.tsx";
-import { yearGrid } from "../../lib/ui/heat_grid.ts";
+import type { Route } from "../../lib/server/mod.ts";
+import { islandBundle, pageResponse, yearGrid } from "../../lib/ui/mod.ts";
 import { heatmapCells, projectCounts } from "../../lib/ledger/mod.ts";
-import { projectName } from "../../lib/derive/project.ts";
-import { heatmapSeries } from "../../lib/derive/heatmap.ts";
-import { loadAgents } from "../../lib/agents/registry.ts";
+import { heatmapSeries, projectName } from "../../lib/derive/mod.ts";
+import { loadAgents } from "../../lib/agents/mod.ts";
 
 const CELL = 11;
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
-import { hookEvent } from "../../lib/ledger/test_events.ts";
-import { startServer } from "../../lib/server/app.ts";
+import { hookEvent } from "../../lib/ledger/_test_utils.ts";
+import { startServer } from "../../lib/server/mod.ts";
 import { ROUTES } from "../mod.ts";
 
 Deno.test("the Projects page draws one tile per project whose primary counts add up to the visible sessions", async () => {

@@ -8,11 +8,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseHTML } from "linkedom";
-import { loadAgents, offlineSetup } from "../../lib/agents/registry.ts";
-import { expandArgv, findOnPath } from "../../lib/install/canary.ts";
+import { loadAgents, offlineSetup } from "../../lib/agents/mod.ts";
+import { expandArgv, findOnPath } from "../../lib/install/mod.ts";
 import { startFake } from "../../verify/fakes/mod.ts";
 import { agentsBinDir } from "../../verify/prerequisites.ts";
-import { callServer, runningServer } from "../../lib/server/client.ts";
+import { callServer, runningServer } from "../../lib/server/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 

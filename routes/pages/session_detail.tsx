@@ -3,12 +3,9 @@
  * conversation, tool calls and injected context collapsed. Server-rendered; the actions work as on the list.
  * @module
  */
-import type { Route } from "../../lib/server/router.ts";
-import { islandBundle } from "../../lib/ui/bundle.ts";
-import { pageResponse } from "../../lib/ui/document.tsx";
-import { contextText, statusWord } from "../../lib/ui/words.ts";
-import type { MessageView } from "../../lib/ui/transcript_view.ts";
-import { sessionDetail } from "../../lib/history/detail.ts";
+import type { Route } from "../../lib/server/mod.ts";
+import { contextText, islandBundle, type MessageView, pageResponse, statusWord } from "../../lib/ui/mod.ts";
+import { sessionDetail } from "../../lib/history/mod.ts";
 
 function Message({ m }: { m: MessageView }) {
   if (m.kind === "tool" || m.kind === "injected") {

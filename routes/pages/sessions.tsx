@@ -3,23 +3,25 @@
  * `?all=1` shows hidden rows too.
  * @module
  */
-import type { Route } from "../../lib/server/router.ts";
-import { loadAgents, usageAgents } from "../../lib/agents/registry.ts";
-import { islandBundle } from "../../lib/ui/bundle.ts";
-import { pageResponse } from "../../lib/ui/document.tsx";
-import { Island } from "../../lib/ui/island.tsx";
-import { sessionView, sortViews, withActivity } from "../../lib/ui/session_view.ts";
+import type { Route, ServerContext } from "../../lib/server/mod.ts";
+import { loadAgents, usageAgents } from "../../lib/agents/mod.ts";
+import {
+  Island,
+  islandBundle,
+  pageResponse,
+  sessionView,
+  sortViews,
+  withActivity,
+} from "../../lib/ui/mod.ts";
 import { liveRows, sessionViews } from "../../lib/ledger/mod.ts";
-import { liveViews } from "../../lib/liveness/live_payload.ts";
+import { liveViews, pendingLaunchViews } from "../../lib/liveness/mod.ts";
 import { PAGE, SessionsTable } from "../../islands/sessions_table.tsx";
 import { Actions } from "../../islands/actions.tsx";
 import { TopBar } from "../../islands/top_bar.tsx";
 import { UsageRow } from "../../islands/usage_row.tsx";
 import { Launches } from "../../islands/launches.tsx";
 import { SearchBox } from "../../islands/search_box.tsx";
-import { pendingLaunchViews } from "../../lib/liveness/mod.ts";
 import type { UsageReading } from "../../lib/usage/mod.ts";
-import type { ServerContext } from "../../lib/server/router.ts";
 
 /** How long the page waits for plan usage before it renders without it (the row then fetches it). */
 const USAGE_BUDGET_MS = 300;

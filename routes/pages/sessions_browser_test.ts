@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { hookEvent } from "../../lib/ledger/test_events.ts";
+import { hookEvent } from "../../lib/ledger/_test_utils.ts";
 import { asmIdOf, recordActivity } from "../../lib/ledger/mod.ts";
-import { startServer } from "../../lib/server/app.ts";
+import { startServer } from "../../lib/server/mod.ts";
 import { launchChromium, openWithKey } from "../../verify/browser.ts";
 import { ROUTES } from "../mod.ts";
 

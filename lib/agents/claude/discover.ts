@@ -5,9 +5,11 @@
  * @module
  */
 import { basename, dirname, join } from "node:path";
+// deep on purpose: the read workers load this file; the faces would load smol-toml and the ledger into each
 import { homeDir, relativeTo } from "../../config/paths.ts";
 import { dirEntries } from "../dir_entries.ts";
-import type { Env, ProblemSink, TranscriptFile, TranscriptIo } from "../transcript_types.ts";
+import type { Env } from "../../config/mod.ts";
+import type { ProblemSink, TranscriptFile, TranscriptIo } from "../../derive/mod.ts";
 
 /** `$HOME/.claude`. */
 export function claudeDir(env: Env): string {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { denoIo } from "../../history/io.ts";
+import { denoIo } from "../../history/mod.ts";
 import { claudeFileOf, claudeShape, discoverClaude } from "./discover.ts";
 
 Deno.test("Claude's walk finds every session and sub-agent transcript, and nothing else", () => {

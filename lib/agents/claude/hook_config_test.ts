@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { assertOnlyAdded, builtinAgent, hookOptions, listNames, tempHomes, writeFile } from "../testing.ts";
+import { builtinAgent, hookOptions, tempHomes } from "../_test_utils.ts";
+import { assertOnlyAdded, listNames, writeFile } from "../_test_utils.ts";
 import { claudeHookConfig, claudeSettingsPath } from "./hook_config.ts";
 
 /** A user's settings.json as Claude and editors write it: 2-space indent, final newline, a hook of their own. */

@@ -7,8 +7,8 @@
  * @module
  */
 import { join } from "node:path";
-import { homeDir } from "../../config/paths.ts";
-import { toIso } from "../../ledger/time.ts";
+import { homeDir } from "../../config/mod.ts";
+import { toIso } from "../../ledger/mod.ts";
 import type {
   ActivityReading,
   ActivityState,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { identityOf, LINUX_PROC, type ProcInfo, readProc } from "../../procs/mod.ts";
-import { builtinAgent, tempHomes, writeFile } from "../testing.ts";
+import { builtinAgent, tempHomes, writeFile } from "../_test_utils.ts";
 import {
   claudeActivity,
   claudeLive,

@@ -18,6 +18,7 @@
  * @module
  */
 import { basename, join } from "node:path";
+// deep on purpose: the read workers load this file; the derive face would load the ledger into each
 import {
   absolutePaths,
   anyBytesAt,
@@ -36,15 +37,15 @@ import {
 import { addSkill, addTurn, mentionPath, mergeFacts, newFacts, seenAt } from "../../derive/facts.ts";
 import type {
   EnrichInput,
-  Env,
   SessionFacts,
   TranscriptCapability,
   TranscriptFile,
   TranscriptFold,
   TranscriptIo,
   TranscriptLine,
-} from "../transcript_types.ts";
-import { claudeDir, claudeFileOf, discoverClaude } from "./discover.ts";
+} from "../../derive/mod.ts";
+import type { Env } from "../../config/mod.ts";
+import { claudeDir, claudeFileOf, claudeProjectsDir, discoverClaude } from "./discover.ts";
 
 /** The fold state of one Claude transcript file (JSON). */
 export interface ClaudeState {
@@ -405,6 +406,7 @@ function toolResultText(content: unknown): string {
 export const claudeTranscripts: TranscriptCapability = {
   skillMarkers: true,
   discover: discoverClaude,
+  stores: (env) => [claudeProjectsDir(env)],
   fileOf: claudeFileOf,
   fold: claudeFold,
   sessionOf: (state, file) => (isClaudeState(state) ? state.facts.session_id : null) ?? file.sessionHint,

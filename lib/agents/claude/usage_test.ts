@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { readerHarness } from "../../usage/testing.ts";
+import { readerHarness } from "../../usage/_test_utils.ts";
 import { agentsBinDir, PINNED_AGENTS } from "../../../verify/prerequisites.ts";
 import { anthropicExample, FAILURE_MODES, startUsageFake } from "../../../verify/fakes/usage.ts";
-import { tempHomes, writeFile } from "../testing.ts";
+import { tempHomes, writeFile } from "../_test_utils.ts";
 import { claudeCredentialsPath, claudeUsage, parseClaudeUsage } from "./usage.ts";
 
 const T0 = Date.parse("2026-11-29T12:00:00.000Z");

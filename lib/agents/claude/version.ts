@@ -6,9 +6,10 @@
  * @module
  */
 import { join } from "node:path";
-import { homeDir } from "../../config/paths.ts";
+import { homeDir } from "../../config/mod.ts";
 import type { Env } from "../protocol.ts";
-import { NotRegularFile, readTail } from "../../usage/mod.ts";
+import { RefusedFile } from "../../files/mod.ts";
+import { readTail } from "../../usage/mod.ts";
 
 const VERSION = /^(\d+\.\d+\.\d+[\w.+-]*)/;
 const byBinary = new Map<string, { stamp: string; version: string | null }>();
@@ -100,7 +101,7 @@ export function newestTranscriptVersion(env: Env): string | null {
     return versionInTranscript(readTail(newest.path, 65_536));
   } catch (err) {
     // gone meanwhile, or not a regular file (a link, a FIFO): it names no version
-    if (err instanceof Deno.errors.NotFound || err instanceof NotRegularFile) return null;
+    if (err instanceof Deno.errors.NotFound || err instanceof RefusedFile) return null;
     throw err;
   }
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { repoRoot } from "../../config/paths.ts";
+import { repoRoot } from "../../config/mod.ts";
 import { agentsBinDir, PINNED_AGENTS } from "../../../verify/prerequisites.ts";
-import { tempHomes, writeFile } from "../testing.ts";
+import { tempHomes, writeFile } from "../_test_utils.ts";
 import {
   claudeVersion,
   newestTranscriptVersion,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { denoIo } from "../../history/io.ts";
+import { denoIo } from "../../history/mod.ts";
 import { codexFileOf, discoverCodex, rolloutThreadId } from "./discover.ts";
 
 Deno.test("Codex's walk finds rollouts in the day folders and the archive, named by their thread id", () => {

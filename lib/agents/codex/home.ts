@@ -4,8 +4,9 @@
  * @module
  */
 import { join, resolve } from "node:path";
+// deep on purpose: the read workers load this file; the faces would load smol-toml and the ledger into each
 import { homeDir } from "../../config/paths.ts";
-import type { Env } from "../transcript_types.ts";
+import type { Env } from "../../config/mod.ts";
 
 /** `$CODEX_HOME`, else `~/.codex`, as an absolute path (Codex keys trust records by this spelling). */
 export function codexHome(env: Env): string {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hookCommand } from "../hook_file.ts";
-import { assertOnlyAdded, builtinAgent, hookOptions, listNames, tempHomes, writeFile } from "../testing.ts";
+import { builtinAgent, hookOptions, tempHomes } from "../_test_utils.ts";
+import { assertOnlyAdded, listNames, writeFile } from "../_test_utils.ts";
 import { codexConfigPath, codexHookConfig, codexHooksPath, codexTrustReport } from "./hook_config.ts";
 import { codexEventLabel, codexHookHash } from "./hook_trust.ts";
 

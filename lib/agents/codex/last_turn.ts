@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { isRecord } from "../../derive/bytes.ts";
+import { isRecord } from "../../derive/mod.ts";
 import type { Env } from "../protocol.ts";
 import { codexHome } from "./home.ts";
 import {
@@ -14,11 +14,11 @@ import {
   isoFromEpochSeconds,
   isoFromText,
   type LastTurn,
-  NotRegularFile,
   type RawWindow,
   readTail,
   windowNameForSeconds,
 } from "../../usage/mod.ts";
+import { RefusedFile } from "../../files/mod.ts";
 
 /** Day folders looked at, newest first; a resumed older thread appends to its own (older) folder. */
 const DAY_FOLDERS = 7;
@@ -115,7 +115,7 @@ export function codexLastTurn(env: Env): LastTurn | null {
       text = readTail(path, TAIL_BYTES);
     } catch (err) {
       // gone meanwhile, or not a regular file (a link, a FIFO): no figures in it
-      if (err instanceof Deno.errors.NotFound || err instanceof NotRegularFile) continue;
+      if (err instanceof Deno.errors.NotFound || err instanceof RefusedFile) continue;
       throw err;
     }
     const turn = lastTurnInText(text);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { repoRoot } from "../../config/paths.ts";
-import { readerHarness } from "../../usage/testing.ts";
+import { repoRoot } from "../../config/mod.ts";
+import { readerHarness } from "../../usage/_test_utils.ts";
 import { startFake } from "../../../verify/fakes/mod.ts";
 import { agentsBinDir } from "../../../verify/prerequisites.ts";
-import { builtinAgent, tempHomes, writeFile } from "../testing.ts";
+import { builtinAgent, tempHomes, writeFile } from "../_test_utils.ts";
 import { offlineSetup } from "../registry.ts";
 import { codexLastTurn, lastTurnInText, newestRollouts, windowsOfRateLimits } from "./last_turn.ts";
 import { codexUsage } from "./usage.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import { toIso } from "../../ledger/time.ts";
+import { toIso } from "../../ledger/mod.ts";
 import { isAgentProcess } from "../glob.ts";
 import type {
   ActivityReading,

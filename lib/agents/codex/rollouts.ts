@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from "node:path";
-import type { Env } from "../../config/paths.ts";
+import type { Env } from "../../config/mod.ts";
 import type { OrphanEventRule } from "../protocol.ts";
 import { codexHome } from "./home.ts";
 

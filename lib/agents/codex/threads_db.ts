@@ -7,7 +7,8 @@
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { Env, TranscriptIo } from "../transcript_types.ts";
+import type { Env } from "../../config/mod.ts";
+import type { TranscriptIo } from "../../derive/mod.ts";
 import { codexHome } from "./home.ts";
 
 /** What the index says about one thread. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { denoIo } from "../../history/io.ts";
-import { fixture } from "../../history/testing.ts";
+import { denoIo } from "../../history/mod.ts";
+import { fixture } from "../_test_utils.ts";
 import { codexStateDb, readCodexThreads } from "./threads_db.ts";
 
 Deno.test("Codex's newest thread index is read read-only, and a thread it does not know is simply absent", () => {

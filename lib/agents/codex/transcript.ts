@@ -16,6 +16,8 @@
  * the last request held). Skills: Codex records no skill marker (closeout stays null).
  * @module
  */
+import { join } from "node:path";
+// deep on purpose: the read workers load this file; the derive face would load the ledger into each
 import {
   absolutePaths,
   anyBytesAt,
@@ -33,15 +35,16 @@ import {
 import { addTurn, mentionPath, mergeFacts, newFacts, seenAt } from "../../derive/facts.ts";
 import type {
   EnrichInput,
-  Env,
   SessionFacts,
   TranscriptCapability,
   TranscriptFile,
   TranscriptFold,
   TranscriptIo,
   TranscriptLine,
-} from "../transcript_types.ts";
+} from "../../derive/mod.ts";
+import type { Env } from "../../config/mod.ts";
 import { codexFileOf, discoverCodex } from "./discover.ts";
+import { codexHome } from "./home.ts";
 import { codexStateDb, readCodexThreads } from "./threads_db.ts";
 
 /** The fold state of one rollout (JSON). */
@@ -399,6 +402,7 @@ export function classifyCodexLine(raw: string): TranscriptLine | null {
 export const codexTranscripts: TranscriptCapability = {
   skillMarkers: false,
   discover: discoverCodex,
+  stores: (env) => [join(codexHome(env), "sessions"), join(codexHome(env), "archived_sessions")],
   fileOf: codexFileOf,
   fold: codexFold,
   sessionOf: (state, file) => file.sessionHint ?? (isCodexState(state) ? state.facts.session_id : null),

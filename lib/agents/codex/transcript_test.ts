@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { EnrichInput, SessionFacts, TranscriptFile } from "../transcript_types.ts";
-import { passFile } from "../../derive/byte_pass.ts";
-import { denoIo } from "../../history/io.ts";
-import { fixture } from "../../history/testing.ts";
+import { type EnrichInput, passFile, type SessionFacts, type TranscriptFile } from "../../derive/mod.ts";
+import { denoIo } from "../../history/mod.ts";
+import { fixture } from "../_test_utils.ts";
 import {
   classifyCodexLine,
   codexHead,

@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import { isRecord } from "../../derive/bytes.ts";
+import { isRecord } from "../../derive/mod.ts";
 import type { Env } from "../protocol.ts";
 import { codexHome } from "./home.ts";
 import { codexLastTurn } from "./last_turn.ts";

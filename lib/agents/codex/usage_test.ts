@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { readerHarness } from "../../usage/testing.ts";
+import { readerHarness } from "../../usage/_test_utils.ts";
 import { chatgptExample, FAILURE_MODES, startUsageFake } from "../../../verify/fakes/usage.ts";
-import { tempHomes, writeFile } from "../testing.ts";
+import { tempHomes, writeFile } from "../_test_utils.ts";
 import { codexAuthPath, codexUsage, parseCodexUsage } from "./usage.ts";
 
 const T0 = Date.parse("2026-11-29T12:00:00.000Z");

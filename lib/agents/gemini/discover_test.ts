@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { denoIo } from "../../history/io.ts";
+import { denoIo } from "../../history/mod.ts";
 import { discoverGemini, geminiFileOf } from "./discover.ts";
 
 Deno.test("Gemini's walk finds session files with their folder from .project_root or projects.json", () => {

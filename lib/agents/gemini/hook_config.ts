@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { homeDir } from "../../config/paths.ts";
+import { homeDir } from "../../config/mod.ts";
 import { isObject } from "../hook_file.ts";
 import type { Env, HookConfigAdapter } from "../protocol.ts";
 import { jsonHookAdapter } from "../json_hook_adapter.ts";

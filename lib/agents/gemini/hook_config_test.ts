@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { assertOnlyAdded, builtinAgent, hookOptions, listNames, tempHomes, writeFile } from "../testing.ts";
+import { builtinAgent, hookOptions, tempHomes } from "../_test_utils.ts";
+import { assertOnlyAdded, listNames, writeFile } from "../_test_utils.ts";
 import { geminiHookConfig, geminiSettingsPath } from "./hook_config.ts";
 
 /**

@@ -16,6 +16,8 @@
  * Skills: no harness marker in this version (closeout stays null).
  * @module
  */
+import { join } from "node:path";
+// deep on purpose: the read workers load this file; the derive face would load the ledger into each
 import {
   absolutePaths,
   clip,
@@ -32,15 +34,15 @@ import {
 import { mentionPath, newFacts, seenAt } from "../../derive/facts.ts";
 import type {
   EnrichInput,
-  Env,
   SessionFacts,
   TranscriptCapability,
   TranscriptFile,
   TranscriptFold,
   TranscriptIo,
   TranscriptLine,
-} from "../transcript_types.ts";
-import { discoverGemini, geminiFileOf, geminiFileTag, geminiLogsPath } from "./discover.ts";
+} from "../../derive/mod.ts";
+import type { Env } from "../../config/mod.ts";
+import { discoverGemini, geminiDir, geminiFileOf, geminiFileTag, geminiLogsPath } from "./discover.ts";
 
 /** What the fold keeps of one record. */
 export interface GeminiRecord {
@@ -311,6 +313,7 @@ export function classifyGeminiLine(raw: string): TranscriptLine | null {
 export const geminiTranscripts: TranscriptCapability = {
   skillMarkers: false,
   discover: discoverGemini,
+  stores: (env) => [join(geminiDir(env), "tmp")],
   fileOf: geminiFileOf,
   fold: geminiFold,
   sessionOf: (state, file) => {

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { SessionFacts, TranscriptFile } from "../transcript_types.ts";
-import { passFile } from "../../derive/byte_pass.ts";
-import { denoIo } from "../../history/io.ts";
-import { fixture } from "../../history/testing.ts";
+import { passFile, type SessionFacts, type TranscriptFile } from "../../derive/mod.ts";
+import { denoIo } from "../../history/mod.ts";
+import { fixture } from "../_test_utils.ts";
 import { classifyGeminiLine, geminiTranscripts, typedGeminiText } from "./transcript.ts";
 
 function fileOf(path: string, cwd: string | null = "/tmp/gmfx/proj-a"): TranscriptFile {

@@ -8,8 +8,8 @@
  * @module
  */
 import { join } from "node:path";
-import { isRecord } from "../../derive/bytes.ts";
-import { homeDir } from "../../config/paths.ts";
+import { isRecord } from "../../derive/mod.ts";
+import { homeDir } from "../../config/mod.ts";
 import type { Env } from "../protocol.ts";
 import {
   type AccountOutcome,

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { readerHarness } from "../../usage/testing.ts";
+import { readerHarness } from "../../usage/_test_utils.ts";
 import {
   codeAssistExample,
   FAILURE_MODES,
   FAKE_PROJECT,
   startUsageFake,
 } from "../../../verify/fakes/usage.ts";
-import { tempHomes, writeFile } from "../testing.ts";
+import { tempHomes, writeFile } from "../_test_utils.ts";
 import { geminiOauthPath, geminiUsage, parseGeminiQuota } from "./usage.ts";
 
 const T0 = Date.parse("2026-11-29T12:00:00.000Z");

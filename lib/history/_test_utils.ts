@@ -1,26 +1,19 @@
 /**
- * Test helpers for the import: the shared fixtures (real files the agents wrote), temporary agent homes laid out
- * the way each agent keeps its transcripts, a temporary ledger, a ledger digest, and a reader that fails on
- * purpose (permissions, a file that vanishes or shrinks mid-read). Never the real homes.
+ * Test helpers of the import (private to tests: no module that ships imports this file): temporary agent homes
+ * laid out the way each agent keeps its transcripts, a temporary ledger, a ledger digest, and a reader that fails
+ * on purpose (permissions, a file that vanishes or shrinks mid-read). Never the real homes. A server over such a
+ * world is `verify/server_world.ts`.
  * @module
  */
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
-import { repoRoot } from "../config/paths.ts";
-import type { TranscriptIo } from "../agents/transcript_types.ts";
-import { loadAgents } from "../agents/registry.ts";
-import type { AgentConfig } from "../agents/protocol.ts";
+import type { TranscriptIo } from "../derive/mod.ts";
+import { type AgentConfig, loadAgents } from "../agents/mod.ts";
+import { fixture } from "../agents/_test_utils.ts";
 import { Ledger } from "../ledger/mod.ts";
 import { importOnce, type ImportOptions, type ImportReport } from "./import.ts";
-import { ROUTES } from "../../routes/mod.ts";
 
-/** The shared fixtures (../shared/fixtures beside the repository). */
-export const FIXTURES = join(repoRoot(), "..", "shared", "fixtures");
-
-/** A fixture file's path. */
-export function fixture(rel: string): string {
-  return join(FIXTURES, rel);
-}
+export { fixture };
 
 /** A temporary world: agent homes, asm's data folder, a ledger; removed on dispose. */
 export interface ImportWorld {
@@ -214,42 +207,4 @@ export function faultyIo(base: TranscriptIo, faults: Faults): TranscriptIo {
       };
     },
   };
-}
-
-/** A running server (no background services) over a world's homes, with the fixtures placed by `setup`. */
-export async function serverWorld(setup: (w: ImportWorld) => void): Promise<{
-  world: ImportWorld;
-  server: import("../server/app.ts").RunningServer;
-  get(path: string): Promise<Record<string, unknown>>;
-  post(path: string, token?: string): Promise<Response>;
-  [Symbol.asyncDispose](): Promise<void>;
-}> {
-  const { startServer } = await import("../server/app.ts");
-  const w = importWorld();
-  setup(w);
-  // the server opens its own connection to the same ledger file
-  const server = await startServer({ asmHome: w.asmHome, port: 0, env: w.env, services: [], routes: ROUTES });
-  return {
-    world: w,
-    server,
-    get: async (path) => await (await server.api(path)).json(),
-    post: (path, token = server.token) =>
-      fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}` } }),
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await w[Symbol.asyncDispose]();
-    },
-  };
-}
-
-/** Waits until the server's import is done; returns its status. */
-export async function importDone(
-  get: (path: string) => Promise<Record<string, unknown>>,
-): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i++) {
-    const status = await get("/api/import");
-    if (!status.running) return status;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("the import did not finish within 5 s");
 }

@@ -3,7 +3,7 @@
  * reads exactly as `GET /api/usage` would.
  * @module
  */
-import type { Env } from "../config/paths.ts";
+import type { Env } from "../config/mod.ts";
 import { UsageCache } from "./cache.ts";
 import type { UsageReading, UsageSource } from "./reading.ts";
 

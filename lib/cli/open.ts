@@ -6,7 +6,7 @@
  * @module
  */
 import { asmHome } from "../config/paths.ts";
-import { callServer, runningServer } from "./client.ts";
+import { callServer, runningServer } from "../server/client.ts";
 
 /** Options of {@link openCli}. */
 export interface OpenOptions {

@@ -6,14 +6,13 @@
  */
 import { join } from "node:path";
 import { asmHome as defaultAsmHome, type Env } from "../config/paths.ts";
-import { loadAgents } from "../agents/registry.ts";
+import { loadAgents } from "../agents/mod.ts";
 import { Ledger, LedgerError, openReadOnly, type SessionView } from "../ledger/mod.ts";
 import { acquireWriterLock, AlreadyRunningError, currentHolder } from "../server/lock.ts";
 import { callServer, runningServer, type ServerAddress } from "../server/client.ts";
-import { projectRules } from "./config.ts";
-import { importOnce, type ImportReport } from "./import.ts";
-import { type ImportProgress, progressLine } from "./progress.ts";
+import { importOnce, type ImportProgress, type ImportReport, progressLine, projectRules } from "../history/mod.ts";
 import { harnessRoots } from "../config/paths.ts";
+import { shortIds } from "./session_ref.ts";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -137,14 +136,17 @@ async function askServer(server: ServerAddress, out: CliOutput, pollMs: number):
   }
 }
 
-/** The text form of one session row. */
-function sessionText(s: SessionView): string {
+/** The text form of one session row, led by the shortest prefix of its id that names it alone. */
+function sessionText(s: SessionView, id: string): string {
   const hidden = s.hidden ? ` [hidden: ${s.hidden_reason}]` : "";
-  return `${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${s.status.padEnd(7)} ` +
+  return `${id}  ${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${s.status.padEnd(7)} ` +
     `${String(s.turns ?? "-").padStart(4)} turns  ${s.project ?? "-"}  ${s.title ?? "(untitled)"}${hidden}`;
 }
 
-/** `./asm sessions [--json] [--all]`: returns the exit code. */
+/**
+ * `./asm sessions [--json] [--all]`: returns the exit code. Each line starts with the session's id, as short as
+ * it can be while no other session (hidden ones included) shares it: the actions accept it as it is shown.
+ */
 export function sessionsCli(
   options: { asmHome?: string; all?: boolean; json?: boolean; out?: CliOutput } = {},
 ): number {
@@ -158,13 +160,20 @@ export function sessionsCli(
     out.line(`asm: ${err.message}`);
     return 1;
   }
-  const rows = ledger?.sessions({ all: options.all }) ?? [];
-  ledger?.close();
+  let every: SessionView[];
+  try {
+    every = ledger?.sessions({ all: true }) ?? [];
+  } finally {
+    ledger?.close();
+  }
+  const rows = options.all ? every : every.filter((s) => !s.hidden);
   if (options.json) {
     out.line(JSON.stringify(rows, null, 2));
     return 0;
   }
   if (rows.length === 0) out.line(ledger ? "no sessions" : `no ledger yet at ${home}; run ./asm import`);
-  for (const s of rows) out.line(sessionText(s));
+  const ids = shortIds(every.map((s) => s.asm_id));
+  const width = rows.reduce((w, s) => Math.max(w, ids.get(s.asm_id)!.length), 0);
+  for (const s of rows) out.line(sessionText(s, ids.get(s.asm_id)!.padEnd(width)));
   return 0;
 }

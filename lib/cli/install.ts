@@ -4,9 +4,8 @@
  */
 import { asmHome } from "../config/paths.ts";
 import type { InstallResult } from "../agents/protocol.ts";
-import { loadAgents } from "../agents/registry.ts";
-import { findOnPath, runCanary } from "./canary.ts";
-import { installHooks, uninstallHooks } from "./mod.ts";
+import { loadAgents } from "../agents/mod.ts";
+import { findOnPath, installHooks, runCanary, uninstallHooks } from "../install/mod.ts";
 
 /** Options of {@link installCli}. */
 export interface InstallCliOptions {

@@ -1,13 +1,12 @@
 /**
  * The transcript contract: how an agent's adapter finds its transcripts on disk, folds each file in one byte pass
- * into {@link SessionFacts}, and tells search what one line says. The import (lib/history), the derived layer
- * (lib/derive) and search code against these types only; the code that knows a format lives in
+ * into {@link SessionFacts}, and tells search what one line says. The derived layer defines it (so the arrows run
+ * one way: the agents' readers implement it, and lib/derive knows no agent); the import (lib/history), the derived
+ * layer and search code against these types only, and the code that knows a format lives in
  * `lib/agents/<agent>/transcript.ts`.
  * @module
  */
-import type { Env } from "../config/paths.ts";
-
-export type { Env };
+import type { Env } from "../config/mod.ts";
 
 /** What kind of session a transcript is (the hidden rule keys on these exact values). */
 export type SessionSource = "interactive" | "headless" | "subagent" | "title-generation";
@@ -65,8 +64,11 @@ export interface TranscriptIo {
   readDir(path: string): TranscriptDirEntry[];
   /** null when the path does not exist. */
   stat(path: string): TranscriptStat | null;
-  /** Throws Deno.errors.* when the file cannot be opened. */
-  open(path: string): TranscriptHandle;
+  /**
+   * Throws Deno.errors.* when the file cannot be opened, and refuses (throws) a file whose real path is outside
+   * `within` (the agent's own transcript folders) when it is given.
+   */
+  open(path: string, options?: { within?: readonly string[] }): TranscriptHandle;
   /** A small side file as text (at most `maxBytes`), null when it does not exist. */
   readText(path: string, maxBytes?: number): string | null;
 }
@@ -147,6 +149,11 @@ export interface TranscriptCapability {
   skillMarkers: boolean;
   /** Every transcript file of this agent on disk, read-only. */
   discover(env: Env, io: TranscriptIo, problem: ProblemSink): TranscriptFile[];
+  /**
+   * The folders this agent keeps its transcripts in: a transcript path from outside (a hook event) is read only
+   * when its real path lies in one of them.
+   */
+  stores(env: Env): string[];
   /** The file at `path` (a known transcript being refreshed), or null when it is not one of this agent's. */
   fileOf(path: string, env: Env, io: TranscriptIo): TranscriptFile | null;
   /** A fold of one file, fresh or continuing from a saved state. */

@@ -1,13 +1,23 @@
 /**
- * Test helpers: temporary homes for asm and the agents (the real ~/.claude, ~/.codex, ~/.gemini and ~/.asm are
- * never touched), and the checks the hook config tests share.
+ * Test helpers of lib/agents (private to tests: no module that ships imports this file): temporary homes for asm
+ * and the agents (the real ~/.claude, ~/.codex, ~/.gemini and ~/.asm are never touched), the shared fixtures (real
+ * files the agents wrote), and the checks the hook config tests share. Folders above lib/agents use them in their
+ * own tests.
  * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Env } from "../config/paths.ts";
+import { type Env, repoRoot } from "../config/mod.ts";
 import type { AgentConfig, HookInstallOptions } from "./protocol.ts";
 import { loadAgents } from "./registry.ts";
+
+/** The shared fixtures (../shared/fixtures beside the repository). */
+export const FIXTURES = join(repoRoot(), "..", "shared", "fixtures");
+
+/** A fixture file's path. */
+export function fixture(rel: string): string {
+  return join(FIXTURES, rel);
+}
 
 /** A set of temporary homes; `env` points HOME, CODEX_HOME, GEMINI_CLI_HOME and ASM_HOME into it. */
 export interface TempHomes {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadAgents, offlineSetup } from "../agents/registry.ts";
+import { loadAgents, offlineSetup } from "../agents/mod.ts";
 import { startFake } from "../../verify/fakes/mod.ts";
 import { agentsBinDir } from "../../verify/prerequisites.ts";
 

@@ -3,10 +3,10 @@
  * a search run over a world's ledger on the calling thread (the Worker is tested on its own in mod_test.ts).
  * @module
  */
-import { loadAgents } from "../agents/registry.ts";
-import { fixture, type ImportWorld } from "../history/testing.ts";
+import { loadAgents } from "../agents/mod.ts";
+import { fixture, type ImportWorld } from "../history/_test_utils.ts";
 import { searchReader } from "../ledger/mod.ts";
-import { classifiersOf } from "./classifiers.ts";
+import { classifiersOf, storesOf } from "./classifiers.ts";
 import { runSearch, type SearchAnswer, type SearchDeps, type SearchRequest } from "./run.ts";
 import { readTail } from "./scan.ts";
 
@@ -54,11 +54,13 @@ export function searchWorld(
   request: SearchRequest,
   deps: Partial<SearchDeps> = {},
 ): SearchAnswer {
-  const byAgent = classifiersOf(loadAgents({ asmHome: w.asmHome, env: w.env }));
+  const agents = loadAgents({ asmHome: w.asmHome, env: w.env });
+  const byAgent = classifiersOf(agents);
+  const stores = storesOf(agents, w.env);
   return runSearch(request, {
     reader: searchReader(w.ledger),
     classifierOf: (agent) => byAgent.get(agent) ?? null,
-    readTail,
+    readTail: (path, copy, maxBytes, agent) => readTail(path, copy, maxBytes, stores.get(agent) ?? []),
     now: () => performance.now(),
     ...deps,
   });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startServer } from "../server/app.ts";
+import { startServer } from "../server/mod.ts";
 import { sessionViews } from "../ledger/mod.ts";
-import { fixture } from "./testing.ts";
+import { fixture } from "../history/_test_utils.ts";
 import { ROUTES } from "../../routes/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
