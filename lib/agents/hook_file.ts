@@ -203,7 +203,11 @@ export function commitEdits(edits: FileEdit[], backupsDir: string, now: () => Da
   const records: BackupRecord[] = [];
   for (const [i, edit] of edits.entries()) {
     let name = `${edit.agent}-${basename(edit.path)}-${utcStamp(date)}`;
-    for (let n = 1; pathExists(join(backupsDir, name)) || pathExists(join(backupsDir, `${name}.meta.json`)); n++) {
+    for (
+      let n = 1;
+      pathExists(join(backupsDir, name)) || pathExists(join(backupsDir, `${name}.meta.json`));
+      n++
+    ) {
       name = `${edit.agent}-${basename(edit.path)}-${utcStamp(date)}-${n}`;
     }
     const backup = edit.before === null ? null : join(backupsDir, name);
@@ -284,7 +288,6 @@ function newer(a: BackupRecord, b: BackupRecord): boolean {
   const counter = (r: BackupRecord) => Number(r.id.match(/Z-(\d+)$/)?.[1] ?? 0);
   return counter(a) > counter(b);
 }
-
 
 // ---- uninstall -----------------------------------------------------------------------------------------------
 

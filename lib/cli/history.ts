@@ -10,7 +10,13 @@ import { loadAgents } from "../agents/mod.ts";
 import { Ledger, LedgerError, openReadOnly, type SessionView } from "../ledger/mod.ts";
 import { acquireWriterLock, AlreadyRunningError, currentHolder } from "../server/lock.ts";
 import { callServer, runningServer, type ServerAddress } from "../server/client.ts";
-import { importOnce, type ImportProgress, type ImportReport, progressLine, projectRules } from "../history/mod.ts";
+import {
+  importOnce,
+  type ImportProgress,
+  type ImportReport,
+  progressLine,
+  projectRules,
+} from "../history/mod.ts";
 import { harnessRoots } from "../config/paths.ts";
 import { shortIds } from "./session_ref.ts";
 

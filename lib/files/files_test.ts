@@ -4,10 +4,10 @@ import {
   type FileReader,
   insideAny,
   NODE_FILES,
-  RefusedFile,
   openRegularSync,
   readTail,
   readTailSync,
+  RefusedFile,
   tailOf,
 } from "./mod.ts";
 import { closeSync } from "node:fs";
@@ -69,14 +69,21 @@ Deno.test("a file is read only when its real path lies in the folders named, wha
     assert.equal((await readTail(join(store, "in.jsonl"), 100, NODE_FILES, within)).size, 3);
     assert.equal(readTailSync(join(store, "in.jsonl"), 100, within).size, 3);
     for (const path of [join(store, "linked", "out.jsonl"), join(elsewhere, "out.jsonl")]) {
-      await assert.rejects(readTail(path, 100, NODE_FILES, within), (err: Error) =>
-        err instanceof RefusedFile && /leads outside the folders it belongs in/.test(err.message));
+      await assert.rejects(
+        readTail(path, 100, NODE_FILES, within),
+        (err: Error) =>
+          err instanceof RefusedFile && /leads outside the folders it belongs in/.test(err.message),
+      );
       assert.throws(() => readTailSync(path, 100, within), RefusedFile);
     }
     // a store reached through a link is its real folder: its own files still read
     Deno.symlinkSync(store, join(dir, "store-link"));
     assert.equal(readTailSync(join(store, "in.jsonl"), 100, { within: [join(dir, "store-link")] }).size, 3);
-    assert.equal(insideAny(join(dir, "storex", "a"), [store]), false, "a sibling with the same prefix is outside");
+    assert.equal(
+      insideAny(join(dir, "storex", "a"), [store]),
+      false,
+      "a sibling with the same prefix is outside",
+    );
   } finally {
     done();
   }

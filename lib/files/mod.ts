@@ -8,12 +8,12 @@ export {
   type FileReader,
   insideAny,
   NODE_FILES,
-  RefusedFile,
-  openRegularSync,
   type OpenOptions,
+  openRegularSync,
   pathExists,
   readFullySync,
   type ReadHandle,
+  RefusedFile,
   type RegularFile,
 } from "./regular.ts";
 export { readTail, readTailSync, type Tail, tailOf } from "./tail.ts";

@@ -10,8 +10,8 @@ import {
   closeSync,
   type FileReader,
   NODE_FILES,
-  openRegularSync,
   type OpenOptions,
+  openRegularSync,
   readFullySync,
 } from "./regular.ts";
 

@@ -37,7 +37,6 @@ function row(over: Partial<LaunchRow>): LaunchRow {
   };
 }
 
-
 Deno.test("a launch's files may go once it is matched, expired or never opened, and not while it is pending", () => {
   const table: [string, LaunchRow | null, number, boolean][] = [
     ["pending", row({}), 0, false],
@@ -88,7 +87,11 @@ Deno.test("the sweep deletes only the files of launches that are done, never a f
     assert.deepEqual(done.filter(pathExists), []);
     assert.deepEqual(pending.filter(pathExists), pending);
     assert.deepEqual(other.filter(pathExists), other);
-    assert.equal(pathExists(join(dir, "asmlt_gone.sh", "keep")), true, "a folder is never removed or entered");
+    assert.equal(
+      pathExists(join(dir, "asmlt_gone.sh", "keep")),
+      true,
+      "a folder is never removed or entered",
+    );
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }

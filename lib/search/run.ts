@@ -182,7 +182,9 @@ function deep(request: SearchRequest, deps: SearchDeps, walk: Walk): Found {
         lines = indexed.get(file.path) ?? [];
       } else {
         const classify = deps.classifierOf(file.agent);
-        const tail = classify === null ? null : deps.readTail(file.path, file.copy, walk.limits.bytesPerFile, file.agent);
+        const tail = classify === null
+          ? null
+          : deps.readTail(file.path, file.copy, walk.limits.bytesPerFile, file.agent);
         if (classify === null || tail === null) continue;
         tally.scanned++;
         if (tail.truncated) {
