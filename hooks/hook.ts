@@ -233,9 +233,11 @@ async function readStdin(): Promise<{ text: string; error: string | null }> {
   const timeout = new Promise<"timeout">((resolve) =>
     deadline.addEventListener("abort", () => resolve("timeout"))
   );
+  // past the limit the bytes are only drained: one buffer, read into again and again, keeps memory flat
+  const drained = new Uint8Array(65536);
   try {
     while (true) {
-      const buffer = new Uint8Array(65536);
+      const buffer = size <= MAX_PAYLOAD_BYTES ? new Uint8Array(65536) : drained;
       const n = await Promise.race([Deno.stdin.read(buffer), timeout]);
       if (n === "timeout") {
         const over = size > MAX_PAYLOAD_BYTES

@@ -29,6 +29,8 @@ export interface SocketRow {
 
 /** TCP_LISTEN in the kernel's numbering. */
 export const TCP_LISTEN = 10;
+/** ESTABLISHED, FIN_WAIT1, FIN_WAIT2: the states of a client's end while its request is being served. */
+const CLIENT_STATES: ReadonlySet<number> = new Set([1, 4, 5]);
 
 /** The 4-byte groups of /proc/net/tcp are in host byte order: little-endian on every machine asm runs on. */
 function wordBytes(hex: string): number[] {
@@ -107,8 +109,8 @@ function expandV6(address: string): string | null {
 export type PeerOwner = { uid: number } | "unknown" | "not found";
 
 /**
- * The uid owning the client end of a loopback connection to `serverPort`: the row whose local end is the peer's
- * address and port and whose remote end is the server's port. Read fresh on every call: a cached answer could be
+ * The uid owning the client end of a loopback connection to `serverPort`: the established row whose local end is
+ * the peer's address and port and whose remote end is the server's port. Read fresh on every call: a cached answer could be
  * handed to a later connection that reuses the same client port.
  */
 export function peerOwner(
@@ -119,8 +121,11 @@ export function peerOwner(
   const table = socketTable(proc);
   if (table === null) return "unknown";
   for (const row of table) {
+    // only a connection's live row (established, or half-closed by a client that sent its request and shut
+    // its side): a TIME_WAIT row of an earlier connection on the same ports is owned by no one (the kernel
+    // shows uid 0) and must never answer for the one being served
     if (
-      row.local.port === peer.port && row.remote.port === serverPort && row.state !== TCP_LISTEN &&
+      CLIENT_STATES.has(row.state) && row.local.port === peer.port && row.remote.port === serverPort &&
       sameAddress(peer.hostname, row.local.address)
     ) {
       return { uid: row.uid };
