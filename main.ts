@@ -92,7 +92,7 @@ async function portTaken(port: number): Promise<string> {
 async function drain(): Promise<number> {
   const { drainOnce } = await import("./lib/inbox/mod.ts");
   const { Ledger } = await import("./lib/ledger/mod.ts");
-  const { acquireWriterLock, ensureDataFolder, harnessRoots, registryIgnoreReason, serverLogger } =
+  const { acquireWriterLock, ensureDataFolder, harnessRoots, registryOrphanReason, serverLogger } =
     await import(
       "./lib/server/mod.ts"
     );
@@ -103,11 +103,11 @@ async function drain(): Promise<number> {
   try {
     const failures = new Map<string, number>();
     const log = serverLogger(home);
-    const ignoreReason = registryIgnoreReason(home);
+    const orphanReason = registryOrphanReason(home);
     const total = { applied: 0, duplicates: 0, ignored: 0, rejected: 0, failed: 0 };
     // passes until the inbox is empty: a file that failed once gets its second try in the next pass
     for (let pass = 0; pass < 1000; pass++) {
-      const r = drainOnce({ asmHome: home, ledger, log, failures, ignoreReason });
+      const r = drainOnce({ asmHome: home, ledger, log, failures, orphanReason });
       total.applied += r.applied;
       total.duplicates += r.duplicates;
       total.ignored += r.ignored;

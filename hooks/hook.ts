@@ -58,9 +58,6 @@ interface LogLine {
 
 const asmHome = Deno.env.get("ASM_HOME") || `${Deno.env.get("HOME") ?? ""}/.asm`;
 
-// A pending stdin read must never surface as an error after the timeout has already decided the run.
-globalThis.addEventListener("unhandledrejection", (e) => e.preventDefault());
-
 const log: LogLine = {
   ts: isoNow(),
   agent: null,
@@ -73,17 +70,22 @@ const log: LogLine = {
 };
 const failures: string[] = [];
 
-try {
-  await run();
-} catch (err) {
-  failures.push(`unexpected error: ${errorText(err)}`);
+// The hook runs when it is the program (the wrapper runs it); hook_test.ts imports it only for its glob matcher.
+if (import.meta.main) {
+  // A pending stdin read must never surface as an error after the timeout has already decided the run.
+  globalThis.addEventListener("unhandledrejection", (e) => e.preventDefault());
+  try {
+    await run();
+  } catch (err) {
+    failures.push(`unexpected error: ${errorText(err)}`);
+  }
+  log.ok = failures.length === 0;
+  log.error = failures.length ? failures.join("; ") : null;
+  log.hook_ms = elapsedMs();
+  appendLog(JSON.stringify(log) + "\n");
+  // exit explicitly: a stdin read still pending after the timeout would otherwise keep the process alive
+  Deno.exit(0);
 }
-log.ok = failures.length === 0;
-log.error = failures.length ? failures.join("; ") : null;
-log.hook_ms = elapsedMs();
-appendLog(JSON.stringify(log) + "\n");
-// exit explicitly: a stdin read still pending after the timeout would otherwise keep the process alive
-Deno.exit(0);
 
 async function run(): Promise<void> {
   const args = Deno.args;
@@ -320,41 +322,51 @@ function globs(value: unknown): RegExp[] {
 }
 
 /**
- * An anchored glob: "**" crosses "/", "*" and "?" do not, "[...]" is a class ("[!...]" or "[^...]" negates).
- * Same rules as agents.toml documents for the registry.
+ * An anchored glob, answering as lib/agents/glob.ts does (`node:path` `matchesGlob`; both run every case of
+ * lib/agents/_glob_cases.json): a name `**` is any number of whole folders, none included; elsewhere `*` is any run
+ * of characters inside one name and `?` one character; `[...]` is a class (`[!...]` or `[^...]` negates, a `]`
+ * first is a member, an unclosed `[` is itself); a name that starts with a dot is matched like any other.
  */
-function globToRegExp(glob: string): RegExp {
+export function globToRegExp(glob: string): RegExp {
+  const names = glob.split("/");
   let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
+  for (const [i, name] of names.entries()) {
+    const last = i === names.length - 1;
+    if (name === "**") source += last ? ".*" : "(?:.*/)?";
+    else source += nameSource(name) + (last ? "" : "/");
+  }
+  try {
+    return new RegExp(`^${source}$`);
+  } catch {
+    return /(?!)/; // a class no character can match (`[z-a]`): the glob matches nothing
+  }
+}
+
+/** One name of a glob (no "/") as a regular expression. */
+function nameSource(name: string): string {
+  let source = "";
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i];
     if (c === "*") {
-      if (glob[i + 1] === "*") {
-        source += ".*";
-        i++;
-      } else {
-        source += "[^/]*";
-      }
+      while (name[i + 1] === "*") i++; // "**" inside a name is one "*"
+      source += "[^/]*";
     } else if (c === "?") {
       source += "[^/]";
     } else if (c === "[") {
-      const end = glob.indexOf("]", i + 2);
+      const negate = name[i + 1] === "!" || name[i + 1] === "^";
+      const first = i + (negate ? 2 : 1); // a "]" here is a member, not the end
+      const end = name.indexOf("]", first + 1);
       if (end === -1) {
         source += "\\[";
         continue;
       }
-      let body = glob.slice(i + 1, end);
-      let negate = false;
-      if (body[0] === "!" || body[0] === "^") {
-        negate = true;
-        body = body.slice(1);
-      }
-      source += `[${negate ? "^" : ""}${body.replace(/[\\\]^]/g, "\\$&")}]`;
+      source += `[${negate ? "^" : ""}${name.slice(first, end).replace(/[\\\]^]/g, "\\$&")}]`;
       i = end;
     } else {
       source += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
     }
   }
-  return new RegExp(`^${source}$`);
+  return source;
 }
 
 /** The hook's ancestors, nearest first, starting at its parent; stops at pid 1 or a vanished process. */

@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import GLOB_TABLE from "../lib/agents/_glob_cases.json" with { type: "json" };
+import { globToRegExp } from "./hook.ts";
 
 const HOOK = new URL("./hook.ts", import.meta.url).pathname;
 const NAMESPACE = "5b0e3f4e-8c1d-5a6e-9f3b-2d7c4a1e6b90";
@@ -391,6 +393,14 @@ Deno.test("pid_env_match is false when the pid variable names another process an
     assert.equal(onlyEvent(absent).pid_env_match, null);
     assert.equal(typeof onlyEvent(absent).agent_pid, "number");
   });
+});
+
+Deno.test("the hook's glob matcher answers every row of the shared table as lib/agents/glob.ts does", () => {
+  for (const { why, cases } of GLOB_TABLE.groups) {
+    for (const [glob, path, expected] of cases as [string, string, boolean][]) {
+      assert.equal(globToRegExp(glob).test(path), expected, `${why}: ${glob} against ${path}`);
+    }
+  }
 });
 
 Deno.test("exe globs: ** crosses folders, * and ? stay within one, [...] is a class, and the match is anchored", async () => {

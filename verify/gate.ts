@@ -4,6 +4,7 @@
  * Deno test so `./asm test` runs every gate.
  * @module
  */
+import { errorText } from "../lib/lang/mod.ts";
 
 /** One check of a gate. */
 export interface Check {
@@ -37,7 +38,7 @@ export async function runChecks(gate: string, checks: Check[]): Promise<number> 
       console.log(`PASS ${gate}: ${check.name} (${Math.round(performance.now() - started)} ms)`);
     } catch (err) {
       failed++;
-      console.log(`FAIL ${gate}: ${check.name}\n     ${err instanceof Error ? err.message : String(err)}`);
+      console.log(`FAIL ${gate}: ${check.name}\n     ${errorText(err)}`);
     }
   }
   console.log(`${checks.length - failed} passed, ${failed} failed`);

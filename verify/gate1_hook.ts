@@ -140,7 +140,7 @@ function oneAgent(agent: AgentConfig): Check {
             ledger,
             log: () => {},
             failures: new Map(),
-            ignoreReason: (e, l) => l.hasSession(e.asm_id) ? null : orphanEventReason([agent], w.env)(e),
+            orphanReason: orphanEventReason([agent], w.env),
           });
           assert.equal(report.failed + report.rejected, 0, "every event file parsed and matched its asm id");
           const rows = ledger.listSessions({ all: true });

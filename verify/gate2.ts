@@ -12,7 +12,8 @@
  */
 import assert from "node:assert/strict";
 import type { AgentConfig } from "../lib/agents/mod.ts";
-import { expandArgv, findOnPath } from "../lib/install/mod.ts";
+import { findOnPath } from "../lib/config/mod.ts";
+import { oneShotArgv } from "../lib/launch/mod.ts";
 import { launchRow } from "../lib/ledger/mod.ts";
 import type { Check } from "./gate.ts";
 import { type LiveWorld, liveWorld, running, testedAgents } from "./live_world.ts";
@@ -136,10 +137,7 @@ function refusals(agent: AgentConfig): Check {
       // the real agent, running where asm has no window: a one-shot whose reply the fake holds back
       const command = findOnPath(agent.command, w.env)!;
       const child = new Deno.Command(command, {
-        args: expandArgv(agent.one_shot, {
-          prompt: "SLOW:30000 asm gate2 outside",
-          trust_bypass: agent.trust_bypass,
-        }),
+        args: oneShotArgv(agent, { prompt: "SLOW:30000 asm gate2 outside", bypassHookTrust: true }),
         cwd: w.folder,
         env: w.env,
         clearEnv: true,

@@ -431,7 +431,7 @@ async function startInteractive(
         ledger,
         log: () => {},
         failures,
-        ignoreReason: (e, l) => l.hasSession(e.asm_id) ? null : orphan(e),
+        orphanReason: orphan,
       });
     },
     poll() {

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { repoRoot } from "../lib/config/paths.ts";
 import { agentsBinDir, ensurePrerequisites } from "./prerequisites.ts";
+import { errorText } from "../lib/lang/mod.ts";
 
 /** The test folders, in the order they run. */
 const TEST_ROOTS = ["lib", "hooks", "routes", "islands", "verify", "bench"];
@@ -78,7 +79,7 @@ export async function runAllTests(options: RunTestsOptions = {}): Promise<number
   try {
     Deno.removeSync(root, { recursive: true });
   } catch (err) {
-    console.log(`asm test: could not remove ${root}: ${(err as Error).message}`);
+    console.log(`asm test: could not remove ${root}: ${errorText(err)}`);
   }
   const summary = parseSummary(output);
   const passed = summary?.passed ?? 0;

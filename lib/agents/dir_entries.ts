@@ -3,13 +3,14 @@
  * @module
  */
 import type { ProblemSink, TranscriptDirEntry, TranscriptIo } from "../derive/mod.ts";
+import { errorText } from "../lang/mod.ts";
 
 /** The entries of `path`; none, with one problem line, when it cannot be read (a missing folder is simply empty). */
 export function dirEntries(io: TranscriptIo, path: string, problem: ProblemSink): TranscriptDirEntry[] {
   try {
     return io.readDir(path);
   } catch (err) {
-    problem(path, err instanceof Error ? err.message : String(err));
+    problem(path, errorText(err));
     return [];
   }
 }

@@ -1,36 +1,31 @@
 /**
- * The executable globs of agents.toml: `**` matches across "/", `*` and `?` do not, `[...]` is a class; the whole
- * path must match. hooks/hook.ts carries its own copy (it imports nothing); both follow docs/runbook.md.
+ * The executable globs of agents.toml, matched by `node:path`'s `matchesGlob`: `**` is any number of whole
+ * folders (none included), `*` and `?` stay inside one name, `[...]` is a class (`[!...]` or `[^...]` negates); the
+ * whole path must match. One difference on purpose: a name that starts with a dot is matched like any other
+ * (agents live under `~/.nvm`, `~/.npm-global`, `~/.local`). hooks/hook.ts carries its own copy (it imports
+ * nothing); both answer every case of `_glob_cases.json`, and follow docs/runbook.md.
  * @module
  */
+import { matchesGlob } from "node:path";
 import type { AgentConfig } from "./protocol.ts";
 
-/** Compiles one glob to an anchored regular expression. */
-export function globToRegExp(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*" && glob[i + 1] === "*") {
-      re += ".*";
-      i++;
-    } else if (c === "*") re += "[^/]*";
-    else if (c === "?") re += "[^/]";
-    else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) re += "\\[";
-      else {
-        const body = glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
-        re += `[${body}]`;
-        i = end;
-      }
-    } else re += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
+/**
+ * Every name of a path or a glob, `**` aside, with one letter put before it: no name then starts with a dot, which
+ * `matchesGlob` (minimatch without its `dot` option, which node:path does not pass on) would never let `*`, `?` or
+ * `**` match.
+ */
+function undotted(pathOrGlob: string): string {
+  return pathOrGlob.split("/").map((name) => name === "" || name === "**" ? name : `x${name}`).join("/");
+}
+
+/** True when the path matches the glob. */
+export function globMatches(path: string, glob: string): boolean {
+  return matchesGlob(undotted(path), undotted(glob));
 }
 
 /** True when the path matches one of the globs. */
 export function matchesAny(path: string, globs: readonly string[]): boolean {
-  return globs.some((g) => globToRegExp(g).test(path));
+  return globs.some((g) => globMatches(path, g));
 }
 
 /**

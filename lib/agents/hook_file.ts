@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { pathExists } from "../files/mod.ts";
+import { type Clock, errorText, isRecord } from "../lang/mod.ts";
 
 /** `<wrapper> <agent>` commands must survive an unquoted `/bin/sh -c`: no whitespace, quotes or shell syntax. */
 const UNSAFE_IN_COMMAND = /[\s'"`$\\;&|<>(){}*?[\]!#~]/;
@@ -130,21 +131,16 @@ export function parseJsonObject(path: string, text: string): Exclude<JsonFileRea
   try {
     root = JSON.parse(text);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     return { kind: "invalid", reason: `${path} is not valid JSON (${message}); asm left it untouched` };
   }
-  if (!isObject(root)) {
+  if (!isRecord(root)) {
     return {
       kind: "invalid",
       reason: `${path} does not hold a JSON object at the top; asm left it untouched`,
     };
   }
   return { kind: "ok", text, root, layout: detectJsonLayout(text) };
-}
-
-/** A plain JSON object (not an array, not null). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 // ---- backups -------------------------------------------------------------------------------------------------
@@ -186,7 +182,7 @@ export function utcStamp(date: Date): string {
  * Carries out planned edits: every backup first (so a failure half-way leaves each changed file with its copy),
  * then the writes, then the records that let uninstall restore byte-for-byte.
  */
-export function commitEdits(edits: FileEdit[], backupsDir: string, now: () => Date = () => new Date()): void {
+export function commitEdits(edits: FileEdit[], backupsDir: string, now: Clock = Date.now): void {
   // the copy is the file's bytes (a byte order mark or odd bytes survive a round trip), taken only when they
   // still decode to the text the plan was made from
   const originals = edits.map((edit) => {
@@ -199,7 +195,7 @@ export function commitEdits(edits: FileEdit[], backupsDir: string, now: () => Da
     return bytes;
   });
   Deno.mkdirSync(backupsDir, { recursive: true, mode: 0o700 });
-  const date = now();
+  const date = new Date(now());
   const records: BackupRecord[] = [];
   for (const [i, edit] of edits.entries()) {
     let name = `${edit.agent}-${basename(edit.path)}-${utcStamp(date)}`;
@@ -262,7 +258,7 @@ function listMeta(backupsDir: string): { name: string }[] {
 function readRecord(path: string): BackupRecord | null {
   try {
     const value = JSON.parse(Deno.readTextFileSync(path));
-    return isObject(value) && value.v === 1 ? value as unknown as BackupRecord : null;
+    return isRecord(value) && value.v === 1 ? value as unknown as BackupRecord : null;
   } catch {
     return null;
   }

@@ -79,7 +79,7 @@ Deno.test("an atomic write keeps the file's mode and writes through a symlink", 
 Deno.test("two installs in the same millisecond get two backups, and the newest is the one undone", () => {
   using homes = tempHomes();
   const path = join(homes.home, "x.json");
-  const now = () => new Date("2026-11-29T22:13:07.621Z");
+  const now = () => Date.parse("2026-11-29T22:13:07.621Z");
   Deno.writeTextFileSync(path, "one");
   commitEdits([{ agent: "claude", path, before: "one", after: "two" }], homes.backupsDir, now);
   commitEdits([{ agent: "claude", path, before: "two", after: "three" }], homes.backupsDir, now);

@@ -11,21 +11,21 @@ import {
   DEFAULT_JSON_LAYOUT,
   type FileEdit,
   formatJson,
-  isObject,
   parseJsonObject,
   readJsonObjectFile,
   type StripResult,
 } from "./hook_file.ts";
+import { isRecord } from "../lang/mod.ts";
 
 /** A plain sentence when `root.hooks` is not the shape above, else null (a missing `hooks` is fine). */
 export function hookListProblem(root: Record<string, unknown>, path: string): string | null {
   if (!("hooks" in root)) return null;
   const hooks = root.hooks;
-  if (!isObject(hooks)) return `${path}: "hooks" is not a JSON object; asm left the file untouched`;
+  if (!isRecord(hooks)) return `${path}: "hooks" is not a JSON object; asm left the file untouched`;
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) return `${path}: hooks.${event} is not a list; asm left the file untouched`;
     for (const [i, group] of groups.entries()) {
-      if (!isObject(group) || ("hooks" in group && !Array.isArray(group.hooks))) {
+      if (!isRecord(group) || ("hooks" in group && !Array.isArray(group.hooks))) {
         return `${path}: hooks.${event}[${i}] is not a hook group ({"hooks": [...]}); asm left the file untouched`;
       }
     }
@@ -34,11 +34,11 @@ export function hookListProblem(root: Record<string, unknown>, path: string): st
 }
 
 function groupsOf(root: Record<string, unknown>): Record<string, Record<string, unknown>[]> {
-  return isObject(root.hooks) ? root.hooks as Record<string, Record<string, unknown>[]> : {};
+  return isRecord(root.hooks) ? root.hooks as Record<string, Record<string, unknown>[]> : {};
 }
 
 function handlersOf(group: Record<string, unknown>): Record<string, unknown>[] {
-  return Array.isArray(group.hooks) ? group.hooks.filter(isObject) : [];
+  return Array.isArray(group.hooks) ? group.hooks.filter(isRecord) : [];
 }
 
 /** What {@link addAsmHooks} changed. */
@@ -64,7 +64,7 @@ export function addAsmHooks(
   },
 ): HookAddition {
   const result: HookAddition = { added: [], updated: [] };
-  if (!isObject(root.hooks)) root.hooks = {};
+  if (!isRecord(root.hooks)) root.hooks = {};
   const hooks = root.hooks as Record<string, Record<string, unknown>[]>;
   for (const event of options.events) {
     const groups = hooks[event] ?? (hooks[event] = []);
@@ -94,9 +94,9 @@ export interface HookRemoval {
  */
 export function removeAsmHooks(root: Record<string, unknown>, agentName: string): HookRemoval {
   const result: HookRemoval = { removed: 0, moved: [] };
-  if (!isObject(root.hooks)) return result;
+  if (!isRecord(root.hooks)) return result;
   const hooks = root.hooks as Record<string, unknown>;
-  const ours = (h: unknown) => isObject(h) && asmCommandAgent(h.command) === agentName;
+  const ours = (h: unknown) => isRecord(h) && asmCommandAgent(h.command) === agentName;
   for (const [event, value] of Object.entries(hooks)) {
     if (!Array.isArray(value)) continue;
     const kept: unknown[] = [];
@@ -104,7 +104,7 @@ export function removeAsmHooks(root: Record<string, unknown>, agentName: string)
     let removedBefore = false;
     let moved = false;
     for (const group of value) {
-      if (!isObject(group) || !Array.isArray(group.hooks) || !group.hooks.some(ours)) {
+      if (!isRecord(group) || !Array.isArray(group.hooks) || !group.hooks.some(ours)) {
         moved ||= removedBefore;
         kept.push(group);
         continue;
@@ -133,7 +133,7 @@ export function hasAsmHooks(root: Record<string, unknown>, events: string[], com
   const hooks = groupsOf(root);
   return events.every((event) =>
     Array.isArray(hooks[event]) &&
-    hooks[event].filter(isObject).flatMap(handlersOf).some((h) => h.command === command)
+    hooks[event].filter(isRecord).flatMap(handlersOf).some((h) => h.command === command)
   );
 }
 

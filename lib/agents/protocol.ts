@@ -7,6 +7,7 @@ import type { Env } from "../config/mod.ts";
 import type { ProcInfo, ProcSource } from "../procs/mod.ts";
 import type { TranscriptCapability } from "../derive/mod.ts";
 import type { UsageSource } from "../usage/mod.ts";
+import type { Clock } from "../lang/mod.ts";
 
 export type { Env };
 
@@ -128,7 +129,7 @@ export interface HookInstallOptions {
   /** `$ASM_HOME/backups`. */
   backupsDir: string;
   /** The clock for backup names; tests pin it. */
-  now?: () => Date;
+  now?: Clock;
 }
 
 /** One agent family's own hook config editing (`lib/agents/<adapter>/hook_config.ts`). */

@@ -8,11 +8,11 @@ import { fileURLToPath } from "node:url";
 import { parse } from "smol-toml";
 import { asmHome, type Env } from "../config/mod.ts";
 import type { AgentAdapter, AgentConfig, HookConfigAdapter, OfflineSetup, OrphanEvent } from "./protocol.ts";
-import { isObject } from "./hook_file.ts";
 import type { UsageAgent } from "../usage/mod.ts";
 import { claudeAdapter } from "./claude/mod.ts";
 import { codexAdapter } from "./codex/mod.ts";
 import { geminiAdapter } from "./gemini/mod.ts";
+import { errorText, isRecord } from "../lang/mod.ts";
 
 /** The one place that lists adapters: `agents.toml`'s `adapter` key picks one of these. */
 const ADAPTERS: Record<string, AgentAdapter> = {
@@ -86,7 +86,7 @@ function describe(value: unknown): string {
   if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
   if (Array.isArray(value)) return "a list";
   if (value instanceof Date) return "a date";
-  if (isObject(value)) return "a table";
+  if (isRecord(value)) return "a table";
   return `${typeof value === "number" ? "the number" : "the value"} ${String(value)}`;
 }
 
@@ -112,7 +112,7 @@ function typeProblem(kind: KeyKind, value: unknown): string | null {
           Array.isArray(value) ? JSON.stringify(value) : describe(value)
         }`;
     case "map":
-      return isObject(value) && Object.values(value).every((v) => typeof v === "string")
+      return isRecord(value) && Object.values(value).every((v) => typeof v === "string")
         ? null
         : `must be a table of event names to strings, not ${describe(value)}`;
     case "inject":
@@ -132,11 +132,11 @@ function readTables(path: string): Record<string, unknown> {
   try {
     parsed = parse(Deno.readTextFileSync(path));
   } catch (err) {
-    const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    const message = errorText(err).split("\n")[0];
     throw new AgentsFileError(`${path} is not valid TOML: ${message}`);
   }
   for (const [name, table] of Object.entries(parsed)) {
-    if (!isObject(table)) {
+    if (!isRecord(table)) {
       throw new AgentsFileError(`${path}: "${name}" must be a table ([${name}]) describing one agent`);
     }
     if (!AGENT_NAME.test(name)) {

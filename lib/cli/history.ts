@@ -19,6 +19,7 @@ import {
 } from "../history/mod.ts";
 import { harnessRoots } from "../config/paths.ts";
 import { shortIds } from "./session_ref.ts";
+import type { Log } from "../lang/mod.ts";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -65,7 +66,7 @@ function progressPrinter(out: CliOutput, everyMs = 1000): (p: ImportProgress) =>
   };
 }
 
-function logTo(home: string): (line: Record<string, unknown>) => void {
+function logTo(home: string): Log {
   const path = join(home, "server.log");
   return (line) => {
     Deno.writeTextFileSync(path, JSON.stringify({ ts: new Date().toISOString(), ...line }) + "\n", {

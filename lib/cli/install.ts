@@ -2,10 +2,10 @@
  * `./asm install` and `./asm uninstall`: the hook installer with its canary, as a person reads it.
  * @module
  */
-import { asmHome } from "../config/paths.ts";
+import { asmHome, findOnPath } from "../config/mod.ts";
 import type { InstallResult } from "../agents/protocol.ts";
 import { loadAgents } from "../agents/mod.ts";
-import { findOnPath, installHooks, runCanary, uninstallHooks } from "../install/mod.ts";
+import { installHooks, runCanary, uninstallHooks } from "../install/mod.ts";
 
 /** Options of {@link installCli}. */
 export interface InstallCliOptions {

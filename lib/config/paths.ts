@@ -1,10 +1,11 @@
 /**
- * Where asm and the agents keep their files. Every path honours the environment so tests run on temporary
- * homes: `ASM_HOME`, `HOME`, `CODEX_HOME`, `GEMINI_CLI_HOME`.
+ * Where asm and the agents keep their files, and where a command is on `PATH`. Every path honours the environment
+ * so tests run on temporary homes: `ASM_HOME`, `HOME`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `PATH`.
  * @module
  */
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** The environment a path is resolved from; defaults to the process environment. */
 export type Env = Record<string, string | undefined>;
@@ -41,7 +42,27 @@ export function asmHome(env: Env = processEnv()): string {
 
 /** The folder this checkout lives in (the parent of `lib/`). */
 export function repoRoot(): string {
-  return new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+  // fileURLToPath, not `.pathname`: a URL keeps a space as %20, and a checkout may live in "My Projects"
+  return fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+}
+
+/**
+ * The absolute path of `command` on the env's `PATH` (an executable regular file), or null; a command that holds
+ * a "/" is taken as it is written.
+ */
+export function findOnPath(command: string, env: Env): string | null {
+  if (command.includes("/")) return command;
+  for (const dir of (env.PATH ?? "").split(":")) {
+    if (!dir) continue;
+    const candidate = join(dir, command);
+    try {
+      const info = Deno.statSync(candidate);
+      if (info.isFile && (info.mode ?? 0o111) & 0o111) return candidate;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) throw err;
+    }
+  }
+  return null;
 }
 
 /**

@@ -19,6 +19,7 @@
  */
 import { join } from "node:path";
 import { parse } from "smol-toml";
+import { errorText, isRecord } from "../lang/mod.ts";
 
 /** What the settings are. */
 export interface Settings {
@@ -46,7 +47,7 @@ export function parseSettings(text: string): { settings: Settings; problems: str
   } catch (err) {
     return {
       settings,
-      problems: [`it is not valid TOML (${(err as Error).message.split("\n")[0]})`],
+      problems: [`it is not valid TOML (${errorText(err).split("\n")[0]})`],
     };
   }
   const uids = doc.allowed_uids;
@@ -62,9 +63,7 @@ export function parseSettings(text: string): { settings: Settings; problems: str
   }
   const launch = doc.launch;
   if (launch !== undefined) {
-    const env = typeof launch === "object" && launch !== null && !Array.isArray(launch)
-      ? (launch as Record<string, unknown>).env
-      : null;
+    const env = isRecord(launch) ? launch.env : null;
     if (env === undefined) { /* a [launch] table without env */ }
     else if (Array.isArray(env) && env.every((n) => typeof n === "string" && ENV_PATTERN.test(n))) {
       settings.launchEnv = env as string[];
@@ -87,7 +86,7 @@ export function loadSettings(asmHome: string): { settings: Settings; problem: st
     if (err instanceof Deno.errors.NotFound) return { settings: { ...DEFAULT_SETTINGS }, problem: null };
     return {
       settings: { ...DEFAULT_SETTINGS },
-      problem: `${path} could not be read: ${(err as Error).message}`,
+      problem: `${path} could not be read: ${errorText(err)}`,
     };
   }
   const { settings, problems } = parseSettings(text);

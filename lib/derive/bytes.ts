@@ -4,6 +4,7 @@
  * dumps, tool output) are skipped on their first few hundred bytes and never become a string.
  * @module
  */
+import { isRecord } from "../lang/mod.ts";
 
 const utf8 = new TextDecoder("utf-8");
 
@@ -60,11 +61,6 @@ export function parseObject(text: string): Record<string, unknown> | undefined {
 /** The line `[start, end)` parsed as a JSON object, or undefined. */
 export function parseLine(buf: Uint8Array, start: number, end: number): Record<string, unknown> | undefined {
   return parseObject(textOf(buf, start, end));
-}
-
-/** True for a plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The string at `key`, or null (an empty string is null too: it says nothing). */

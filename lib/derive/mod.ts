@@ -24,7 +24,6 @@ export type {
   TranscriptStat,
 } from "./transcript_types.ts";
 export { type LineSink, passFile, type PassOptions, type PassOutcome, yieldToLoop } from "./byte_pass.ts";
-export { isRecord } from "./bytes.ts";
 export { simdAvailable } from "./newline_scan.ts";
 export { projectName, type ProjectRules } from "./project.ts";
 export { type DeriveContext, deriveSession } from "./session.ts";

@@ -15,5 +15,6 @@ export {
   type ReadHandle,
   RefusedFile,
   type RegularFile,
+  type SyncReader,
 } from "./regular.ts";
 export { readTail, readTailSync, type Tail, tailOf } from "./tail.ts";

@@ -150,12 +150,43 @@ export function openRegularSync(path: string, options?: OpenOptions): RegularFil
   }
 }
 
-/** Reads from an open descriptor at `position` until `into` is full or the file ends; the bytes read. */
-export function readFullySync(fd: number, into: Uint8Array, position: number): number {
+/** A file open for positional reads, synchronously (a transcript handle is one). */
+export interface SyncReader {
+  /** Reads into `into` from `position`; the bytes read (0 at the end). */
+  read(into: Uint8Array, position: number): number;
+}
+
+/**
+ * Reads from `file` (an open descriptor, or a {@link SyncReader}) at `position` until `into` is full or the file
+ * ends; the bytes read. A read may return fewer bytes than asked for: this is the one loop that asks again.
+ */
+export function readFullySync(file: number | SyncReader, into: Uint8Array, position: number): number {
+  const read = typeof file === "number"
+    ? (buf: Uint8Array, at: number) => readSync(file, buf, 0, buf.length, at)
+    : (buf: Uint8Array, at: number) => file.read(buf, at);
   let got = 0;
   while (got < into.length) {
-    const n = readSync(fd, into, got, into.length - got, position + got);
-    if (n === 0) break; // the file ended (or shrank while we read): keep what we have
+    const n = read(into.subarray(got), position + got);
+    if (n <= 0) break; // the file ended (or shrank while we read): keep what we have
+    got += n;
+  }
+  return got;
+}
+
+/**
+ * {@link readFullySync} for a {@link ReadHandle}: reads of at most `step` bytes each, so the event loop runs
+ * between them.
+ */
+export async function readFully(
+  file: ReadHandle,
+  into: Uint8Array,
+  position: number,
+  step = 1 << 20,
+): Promise<number> {
+  let got = 0;
+  while (got < into.length) {
+    const n = await file.read(into.subarray(got, Math.min(into.length, got + step)), position + got);
+    if (n <= 0) break; // as above
     got += n;
   }
   return got;

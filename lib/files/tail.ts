@@ -12,6 +12,7 @@ import {
   NODE_FILES,
   type OpenOptions,
   openRegularSync,
+  readFully,
   readFullySync,
 } from "./regular.ts";
 
@@ -23,9 +24,6 @@ export interface Tail {
   /** The file's size when it was read. */
   size: number;
 }
-
-/** Reads of at most this many bytes each: the event loop runs between them. */
-const STEP = 1 << 20;
 
 /** The last `maxBytes` of `bytes`, whole lines only, and whether anything was cut. */
 export function tailOf(bytes: Uint8Array, maxBytes: number): { bytes: Uint8Array; truncated: boolean } {
@@ -53,13 +51,7 @@ export async function readTail(
     const cut = file.size > maxBytes;
     const from = cut ? file.size - maxBytes - 1 : 0;
     const buf = new Uint8Array(file.size - from);
-    let got = 0;
-    while (got < buf.length) {
-      const n = await file.read(buf.subarray(got, Math.min(buf.length, got + STEP)), from + got);
-      if (n === 0) break; // it shrank while we read: keep what we have
-      got += n;
-    }
-    const bytes = buf.subarray(0, got);
+    const bytes = buf.subarray(0, await readFully(file, buf, from));
     return { bytes: cut ? afterFirstNewline(bytes) : bytes, truncated: cut, size: file.size };
   } finally {
     await file.close();

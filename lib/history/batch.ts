@@ -26,8 +26,9 @@ import {
   type WriteReport,
 } from "../ledger/mod.ts";
 import { copyRefOf, hasCopy, writeCopies } from "./copies.ts";
-import { errorText, type FileRead, parseFold } from "./read_file.ts";
+import { type FileRead, parseFold } from "./read_file.ts";
 import type { ProjectRoots } from "./roots.ts";
+import { type Clock, errorText, type Log } from "../lang/mod.ts";
 
 /** What writing a batch needs. */
 export interface BatchOptions {
@@ -43,8 +44,8 @@ export interface BatchOptions {
   byPath: Map<string, TranscriptFile>;
   /** asm id -> its files on record; kept up to date as batches are written */
   sessionFiles: Map<string, string[]>;
-  problem: (line: Record<string, unknown>) => void;
-  now: () => number;
+  problem: Log;
+  now: Clock;
 }
 
 /** One session of a batch, folded: its facts and the files they came from, for its agent to enrich. */

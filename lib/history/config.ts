@@ -13,6 +13,7 @@
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import type { ProjectRules } from "../derive/mod.ts";
+import { errorText, isRecord } from "../lang/mod.ts";
 
 /** The rules, and a sentence when the file could not be used (the defaults then apply). */
 export function projectRules(asmHome: string): { rules: ProjectRules; problem: string | null } {
@@ -23,7 +24,7 @@ export function projectRules(asmHome: string): { rules: ProjectRules; problem: s
     text = Deno.readTextFileSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return { rules, problem: null };
-    return { rules, problem: `${path} could not be read: ${(err as Error).message}` };
+    return { rules, problem: `${path} could not be read: ${errorText(err)}` };
   }
   let projects: unknown;
   try {
@@ -31,17 +32,17 @@ export function projectRules(asmHome: string): { rules: ProjectRules; problem: s
   } catch (err) {
     return {
       rules,
-      problem: `${path} is not valid TOML (${(err as Error).message.split("\n")[0]}); using no rules`,
+      problem: `${path} is not valid TOML (${errorText(err).split("\n")[0]}); using no rules`,
     };
   }
   if (projects === undefined) return { rules, problem: null };
-  if (typeof projects !== "object" || projects === null || Array.isArray(projects)) {
+  if (!isRecord(projects)) {
     return { rules, problem: `${path}: [projects] must be a table` };
   }
-  const { skill_folders: folders, excluded_skills: excluded } = projects as Record<string, unknown>;
+  const { skill_folders: folders, excluded_skills: excluded } = projects;
   const problems: string[] = [];
   if (folders !== undefined) {
-    if (typeof folders === "object" && folders !== null && !Array.isArray(folders)) {
+    if (isRecord(folders)) {
       for (const [skill, folder] of Object.entries(folders)) {
         if (typeof folder === "string" && folder.startsWith("/")) rules.skillFolders[skill] = folder;
         else problems.push(`projects.skill_folders.${skill} must be an absolute folder path`);

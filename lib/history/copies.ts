@@ -12,7 +12,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname, join, normalize } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { readTailSync, type Tail, tailOf } from "../files/mod.ts";
+import { closeSync, openRegularSync, readFullySync, readTailSync, type Tail, tailOf } from "../files/mod.ts";
 
 /** The copy store of an asm home. */
 export function copyStoreOf(asmHome: string): string {
@@ -73,24 +73,21 @@ export function closeCopyStores(): void {
  * the writer stores them with {@link writeCopies}).
  */
 export function compressFile(source: string): Uint8Array[] {
-  const file = Deno.openSync(source, { read: true });
+  // the open the byte pass read the transcript through: a regular file, never a link, never blocking
+  const file = openRegularSync(source);
   try {
-    const buf = new Uint8Array(Math.min(PART_BYTES, Math.max(file.statSync().size, 1)));
+    const buf = new Uint8Array(Math.min(PART_BYTES, Math.max(file.size, 1)));
     const parts: Uint8Array[] = [];
-    for (;;) {
-      let filled = 0;
-      while (filled < buf.length) {
-        const n = file.readSync(buf.subarray(filled));
-        if (n === null || n === 0) break;
-        filled += n;
-      }
+    for (let at = 0;;) {
+      const filled = readFullySync(file.fd, buf, at);
+      at += filled;
       if (filled === 0 && parts.length > 0) break;
       parts.push(new Uint8Array(gzipSync(buf.subarray(0, filled))));
       if (filled < buf.length) break;
     }
     return parts;
   } finally {
-    file.close();
+    closeSync(file.fd);
   }
 }
 

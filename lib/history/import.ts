@@ -22,8 +22,9 @@ import { planReads } from "./plan.ts";
 import { type ImportProgress, progressOf } from "./progress.ts";
 import { closeCopyStores, copyRefOf } from "./copies.ts";
 import { bundles, completions, defaultReadWorkers, type ReadPool, startReadPool } from "./read_pool.ts";
-import { errorText, type FileRead, type ReadDone, type ReadJob, readTranscript } from "./read_file.ts";
+import { type FileRead, type ReadDone, type ReadJob, readTranscript } from "./read_file.ts";
 import { projectRoots } from "./roots.ts";
+import { type Clock, errorText, type Log, type LogLine } from "../lang/mod.ts";
 
 /** What one import needs. */
 export interface ImportOptions {
@@ -35,7 +36,7 @@ export interface ImportOptions {
   /** Folders whose sessions are the harness's own (hidden). */
   harnessRoots: readonly string[];
   /** One line per notable thing (a file that reads badly, a walk that failed). */
-  log: (line: Record<string, unknown>) => void;
+  log: Log;
   io?: TranscriptIo;
   onProgress?: (progress: ImportProgress) => void;
   rules?: ProjectRules;
@@ -58,7 +59,7 @@ export interface ImportOptions {
   chunkBytes?: number;
   maxLineBytes?: number;
   /** The clock (epoch ms); tests pin it. */
-  now?: () => number;
+  now?: Clock;
   /** True when the import must stop (its server is closing): it stops between files, writing nothing more. */
   shouldStop?: () => boolean;
 }
@@ -118,7 +119,7 @@ type PlannedRead = ReturnType<typeof planReads>["reads"][number];
  */
 class ImportRun {
   readonly io: TranscriptIo;
-  readonly now: () => number;
+  readonly now: Clock;
   readonly t0: number;
   readonly report: ImportReport;
   readonly totals = { files: 0, bytes: 0 };
@@ -149,7 +150,7 @@ class ImportRun {
   }
 
   /** Bad input: one log line, counted. */
-  problem = (line: Record<string, unknown>): void => {
+  problem = (line: LogLine): void => {
     this.report.problems++;
     this.options.log(line);
   };

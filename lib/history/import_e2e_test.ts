@@ -9,7 +9,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type AgentConfig, loadAgents, offlineSetup, orphanEventReason } from "../agents/mod.ts";
 import { drainOnce } from "../inbox/mod.ts";
-import { eventsFrom, expandArgv, findOnPath, installHooks } from "../install/mod.ts";
+import { findOnPath } from "../config/mod.ts";
+import { eventsFrom, installHooks } from "../install/mod.ts";
+import { oneShotArgv } from "../launch/mod.ts";
 import { Ledger } from "../ledger/mod.ts";
 import { startFake } from "../../verify/fakes/mod.ts";
 import { agentsBinDir } from "../../verify/prerequisites.ts";
@@ -41,10 +43,10 @@ async function sessionsOf(
 ): Promise<string> {
   const command = findOnPath(agent.command, env);
   assert.ok(command, `${agent.command} is on PATH`);
-  const values = { trust_bypass: agent.trust_bypass };
+  const bypassHookTrust = true;
   const first = await run(
     command,
-    expandArgv(agent.one_shot, { ...values, prompt: `first ${agent.name} session` }),
+    oneShotArgv(agent, { prompt: `first ${agent.name} session`, bypassHookTrust }),
     work,
     env,
   );
@@ -59,7 +61,7 @@ async function sessionsOf(
   assert.ok(id, `${agent.display} reported its session through the hook`);
   const second = await run(
     command,
-    expandArgv(agent.one_shot, { ...values, prompt: `second ${agent.name} session` }),
+    oneShotArgv(agent, { prompt: `second ${agent.name} session`, bypassHookTrust }),
     work,
     env,
   );
@@ -67,7 +69,7 @@ async function sessionsOf(
   assert.ok(agent.one_shot_resume.length > 0, `${agent.name} has a one-shot resume`);
   const resumed = await run(
     command,
-    expandArgv(agent.one_shot_resume, { ...values, session_id: id, prompt: `resumed ${agent.name} session` }),
+    oneShotArgv(agent, { prompt: `resumed ${agent.name} session`, sessionId: id, bypassHookTrust }),
     work,
     env,
   );
@@ -120,7 +122,7 @@ Deno.test("./asm import on real agents' sessions: one row per session on disk pe
       ledger,
       log: () => {},
       failures: new Map(),
-      ignoreReason: (e, l) => (l.hasSession(e.asm_id) ? null : orphanEventReason(agents, env)(e)),
+      orphanReason: orphanEventReason(agents, env),
     });
     ledger.close();
 

@@ -10,8 +10,10 @@ import type { AgentConfig } from "../agents/mod.ts";
 import type { TranscriptCapability, TranscriptFile, TranscriptHandle, TranscriptIo } from "../derive/mod.ts";
 // deep on purpose: the read workers load this file; the derive face would load the ledger into each
 import { GUARD_BYTES, passFile, type PassOutcome } from "../derive/byte_pass.ts";
+import { readFullySync } from "../files/mod.ts";
 import { compressFile } from "./copies.ts";
 import type { ReadPlan } from "./plan.ts";
+import { errorText, type LogLine } from "../lang/mod.ts";
 
 /** What a read learned of one file: plain data (it crosses from a read worker to the writer). */
 export interface FileReadData {
@@ -53,7 +55,7 @@ export interface ReadJob {
 /** What a read did: the data (null when the file could not be read) and the log lines it owes. */
 export interface ReadDone {
   data: FileReadData | null;
-  problems: Record<string, unknown>[];
+  problems: LogLine[];
 }
 
 /** The result of a read that could not run at all (a worker that failed or stopped, an unknown reader). */
@@ -68,20 +70,9 @@ export function failedRead(job: { read: ReadPlan }, why: string): ReadDone {
 /** The part of a job the read itself uses (what a worker is sent). */
 export type ReadInput = Omit<ReadJob, "agent">;
 
-/** The message of an error, as a plain string. */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 function readRange(handle: TranscriptHandle, start: number, end: number): Uint8Array | null {
   const buf = new Uint8Array(end - start);
-  let n = 0;
-  while (n < buf.length) {
-    const got = handle.read(buf.subarray(n), start + n);
-    if (got <= 0) return null;
-    n += got;
-  }
-  return buf;
+  return readFullySync(handle, buf, start) === buf.length ? buf : null;
 }
 
 /** 32-bit FNV-1a of `bytes`, continuing from `hash`. */
@@ -142,7 +133,7 @@ export async function readTranscript(
   onBytes?: (n: number) => void,
 ): Promise<ReadDone> {
   const { file } = job.read;
-  const problems: Record<string, unknown>[] = [];
+  const problems: LogLine[] = [];
   const done = (data: FileReadData | null): ReadDone => ({ data, problems });
   let from = job.read.from;
   let saved: unknown | null = null;

@@ -7,6 +7,7 @@
  */
 import { failedRead, type ReadDone, type ReadJob } from "./read_file.ts";
 import type { WireJob, WorkerAnswer, WorkerJobs } from "./read_worker.ts";
+import { errorText } from "../lang/mod.ts";
 
 /** Workers reading transcripts for one import. */
 export interface ReadPool {
@@ -163,7 +164,7 @@ export async function* completions(
       running++;
       held += bytes;
       run(jobs)
-        .catch((err) => jobs.map((job) => failedRead(job, err instanceof Error ? err.message : String(err))))
+        .catch((err) => jobs.map((job) => failedRead(job, errorText(err))))
         .then((dones) => {
           running--;
           settled.push({

@@ -141,7 +141,7 @@ Deno.test("completions: results come as their bundles finish, and a consumer tha
     started.push(i);
     // the first bundle is the slowest: its result comes after the second's
     await new Promise((r) => setTimeout(r, i === 0 ? 30 : 1));
-    return bundle.map(() => ({ data: null, problems: [{ i }] }));
+    return bundle.map(() => ({ data: null, problems: [{ what: "marker", i }] }));
   };
   const seen: number[] = [];
   const limits = { running: 2, waiting: 1, bytes: Infinity };

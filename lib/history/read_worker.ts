@@ -8,7 +8,8 @@
 // deep on purpose: the transcript readers alone; the agents' face would load the registry into each worker
 import { transcriptReader } from "../agents/transcripts.ts";
 import { denoIo } from "./io.ts";
-import { errorText, failedRead, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
+import { failedRead, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
+import { errorText, type LogLine } from "../lang/mod.ts";
 
 /** One file to read, as a worker is sent it: the adapter by name (agent configs stay with the writer). */
 export interface WireJob extends ReadInput {
@@ -27,7 +28,7 @@ export interface WorkerJobs {
  */
 export interface WireDone {
   data: Omit<FileReadData, "file" | "state"> | null;
-  problems: Record<string, unknown>[];
+  problems: LogLine[];
 }
 
 /** The answer to a message: one result per job, in order. */

@@ -12,13 +12,14 @@ import { isLedgerOpen, isoAt, type Ledger, refreshCandidates } from "../ledger/m
 import { projectRules } from "./config.ts";
 import { importOnce, type ImportReport } from "./import.ts";
 import type { ImportProgress } from "./progress.ts";
+import { type Clock, errorText, type LogLine } from "../lang/mod.ts";
 
 /** What the runner needs (a subset of the server's context). */
 export interface RunnerDeps {
   ledger: Ledger;
   asmHome: string;
   env: Env;
-  log(line: Record<string, unknown>): void;
+  log(line: LogLine): void;
   harnessRoots: readonly string[];
   /** The agents (default: the registry, read at each run so an edited agents.toml takes effect). */
   agents?: () => AgentConfig[];
@@ -28,7 +29,7 @@ export interface RunnerDeps {
   io?: TranscriptIo;
   /** How far back "still being written" reaches for the refresh (default 6 hours). */
   refreshWindowMs?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 /** What `GET /api/import` reports. */
@@ -146,7 +147,7 @@ export class ImportRunner {
       },
       (err) => {
         if (stopped()) return null; // the server closed under it: nothing to report to anyone
-        this.#lastError = err instanceof Error ? err.message : String(err);
+        this.#lastError = errorText(err);
         throw err;
       },
     ).finally(() => {

@@ -6,21 +6,25 @@
  */
 import { join } from "node:path";
 import { BadEventError, type HookEvent, Ledger, LedgerError, parseEvent } from "../ledger/mod.ts";
+import type { Clock, Log } from "../lang/mod.ts";
 
 /** What the drain needs. */
 export interface DrainDeps {
   asmHome: string;
   ledger: Ledger;
   /** one line per notable thing (a rejected file, an ignored event) */
-  log: (line: Record<string, unknown>) => void;
+  log: Log;
   /** parse failures per file name, kept between drains: the second failure rejects the file */
   failures: Map<string, number>;
-  /** a reason to store an event without applying it (e.g. a notify for a thread that has no transcript) */
-  ignoreReason?: (event: HookEvent, ledger: Ledger) => string | null;
+  /**
+   * the rule for an event whose session has no row yet: a reason to store it as evidence without applying it
+   * (e.g. Codex's notify for a thread that has no transcript), or null; never asked about a known session
+   */
+  orphanReason?: (event: HookEvent) => string | null;
   /** most files per pass; the rest wait for the next pass */
   batch?: number;
   /** the clock, for the processed/<date> folder */
-  now?: () => Date;
+  now?: Clock;
 }
 
 /** What one drain pass did. */
@@ -67,8 +71,8 @@ function moveInto(from: string, dir: string, name: string): void {
 /** One pass over the inbox. Events of the pass are applied in timestamp order. */
 export function drainOnce(deps: DrainDeps): DrainReport {
   const inbox = join(deps.asmHome, "inbox");
-  const now = deps.now?.() ?? new Date();
-  const processed = join(deps.asmHome, "processed", now.toISOString().slice(0, 10));
+  const today = new Date(deps.now?.() ?? Date.now()).toISOString().slice(0, 10);
+  const processed = join(deps.asmHome, "processed", today);
   const rejected = join(deps.asmHome, "rejected");
   const report: DrainReport = { listed: 0, applied: 0, duplicates: 0, ignored: 0, failed: 0, rejected: 0 };
   const listed = listInbox(inbox).slice(0, deps.batch ?? 2000);
@@ -110,7 +114,9 @@ export function drainOnce(deps: DrainDeps): DrainReport {
 
   for (const { name, event } of events) {
     try {
-      const ignore = deps.ignoreReason?.(event, deps.ledger) ?? null;
+      const ignore = deps.orphanReason && !deps.ledger.hasSession(event.asm_id)
+        ? deps.orphanReason(event)
+        : null;
       const outcome = ignore === null
         ? deps.ledger.applyEvent(event)
         : deps.ledger.recordIgnored(event, ignore);

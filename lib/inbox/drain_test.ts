@@ -42,7 +42,7 @@ Deno.test("drained events land in the ledger and their files move to processed/<
   const prompt = hookEvent({ event: "UserPromptSubmit", ts: "2026-11-29T22:00:01.000Z" });
   put(home, `${start.event_id}.json`, start);
   put(home, `${prompt.event_id}.json`, prompt);
-  const report = drainOnce({ ...deps, now: () => new Date("2026-11-30T01:00:00Z") });
+  const report = drainOnce({ ...deps, now: () => Date.parse("2026-11-30T01:00:00Z") });
   assert.equal(report.applied, 2);
   assert.equal(ledger.session(start.asm_id)?.prompts, 1);
   assert.deepEqual([...Deno.readDirSync(join(home, "inbox"))], []);
@@ -136,12 +136,31 @@ Deno.test("an event the ignore rule names is stored as evidence but makes no row
   put(home, `${e.event_id}.json`, e);
   const report = drainOnce({
     ...deps,
-    ignoreReason: (ev) => ev.source === "notify" ? "no transcript" : null,
+    orphanReason: (ev) => ev.source === "notify" ? "no transcript" : null,
   });
   assert.equal(report.ignored, 1);
   assert.equal(ledger.counts().sessions, 0);
   assert.equal(ledger.hasEvent(e.event_id), true);
   assert.equal(lines.some((l) => l.what === "ignored"), true);
+  cleanup();
+});
+
+Deno.test("the orphan rule is asked only about sessions with no row: a known session's event is applied", () => {
+  const { home, ledger, deps, cleanup } = setup();
+  const asked: string[] = [];
+  const orphanReason = (ev: { event: string }) => (asked.push(ev.event), "no transcript");
+  const start = hookEvent({
+    event: "SessionStart",
+    agent_session_id: "known",
+    ts: "2026-11-29T22:00:00.000Z",
+  });
+  const stop = hookEvent({ event: "Stop", agent_session_id: "known", ts: "2026-11-29T22:01:00.000Z" });
+  ledger.applyEvent(start);
+  put(home, `${stop.event_id}.json`, stop);
+  const report = drainOnce({ ...deps, orphanReason });
+  assert.equal(report.applied, 1);
+  assert.equal(report.ignored, 0);
+  assert.deepEqual(asked, [], "the rule was never asked about a session the ledger has");
   cleanup();
 });
 

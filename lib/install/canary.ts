@@ -6,7 +6,8 @@
  */
 import { join } from "node:path";
 import type { AgentConfig, CanaryOutcome } from "../agents/mod.ts";
-import type { Env } from "../config/mod.ts";
+import { type Env, findOnPath } from "../config/mod.ts";
+import { oneShotArgv } from "../launch/mod.ts";
 import { parseEvent } from "../ledger/mod.ts";
 
 /** The prompt of every canary: one cheap turn. */
@@ -46,38 +47,6 @@ export interface CanaryRun {
   /** The agent's stdout and stderr, the end of it. */
   output: string;
   events: CanaryEvent[];
-}
-
-/** Expands a one-shot argv template: `{prompt}`, `{trust_bypass}` (an empty value drops the element). */
-export function expandArgv(template: string[], values: Record<string, string>): string[] {
-  const out: string[] = [];
-  for (const part of template) {
-    const m = part.match(/^\{(\w+)\}$/);
-    if (!m) {
-      out.push(part);
-      continue;
-    }
-    const value = values[m[1]];
-    if (value === undefined) throw new Error(`the one-shot argv names {${m[1]}}, which asm does not fill`);
-    if (value !== "") out.push(value);
-  }
-  return out;
-}
-
-/** The absolute path of `command` on the env's PATH, or null. */
-export function findOnPath(command: string, env: Env): string | null {
-  if (command.includes("/")) return command;
-  for (const dir of (env.PATH ?? "").split(":")) {
-    if (!dir) continue;
-    const candidate = join(dir, command);
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && (info.mode ?? 0o111) & 0o111) return candidate;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) throw err;
-    }
-  }
-  return null;
 }
 
 function eventFiles(asmHome: string): string[] {
@@ -171,9 +140,10 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
       },
     };
   }
-  const args = expandArgv(agent.one_shot, {
+  // the one launch builder's argv: every start of an agent asm makes takes its argv from lib/launch
+  const args = oneShotArgv(agent, {
     prompt: options.prompt ?? CANARY_PROMPT,
-    trust_bypass: options.bypassHookTrust ? agent.trust_bypass : "",
+    bypassHookTrust: options.bypassHookTrust,
   });
   const child = new Deno.Command(command, {
     args,

@@ -20,16 +20,9 @@ import {
   writeFileAtomic,
 } from "../agents/mod.ts";
 import { renderWrapper } from "./wrapper.ts";
+import { type Clock, errorText } from "../lang/mod.ts";
 
-export {
-  type CanaryEvent,
-  type CanaryOptions,
-  type CanaryRun,
-  eventsFrom,
-  expandArgv,
-  findOnPath,
-  runCanary,
-} from "./canary.ts";
+export { type CanaryEvent, type CanaryOptions, type CanaryRun, eventsFrom, runCanary } from "./canary.ts";
 
 /** The folders `$ASM_HOME` always has (docs/runbook.md section 2). */
 export const ASM_HOME_FOLDERS = ["inbox", "processed", "rejected", "bin", "rules", "backups"] as const;
@@ -43,7 +36,7 @@ export interface HookCommandOptions {
   /** Agent names; defaults to every agent in the registry. */
   agents?: string[];
   /** Clock for backup names (tests). */
-  now?: () => Date;
+  now?: Clock;
 }
 
 /** Options of {@link installHooks}. */
@@ -125,7 +118,7 @@ export function installHooks(options: InstallOptions = {}): InstallResult[] {
     try {
       result = adapter.install({ env, wrapper, agent, backupsDir, now: options.now });
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorText(err);
       return { kind: "NotInstalled", agent: agent.name, reason: `${agent.display}: ${message}` };
     }
     if (result.kind !== "NotInstalled" && adapter.trustState) {
@@ -148,7 +141,7 @@ export function uninstallHooks(options: HookCommandOptions = {}): UninstallRepor
     try {
       return { agent: agent.name, ...hookAdapter(agent).uninstall({ env, wrapper, agent, backupsDir }) };
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorText(err);
       return { agent: agent.name, restored: false, notes: [`${agent.display}: ${message}`] };
     }
   });

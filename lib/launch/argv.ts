@@ -1,10 +1,14 @@
 /**
- * The agent's own argv for a launch, a resume or a continue-with, from its agents.toml templates. Pure.
+ * The agent's own argv for a launch, a resume or a continue-with, and for a one-shot turn, from its agents.toml
+ * templates: every start of an agent asm makes takes its argv from here. Pure.
  *
  * `launch_argv` / `resume_argv` start the agent (`{session_id}` and `{trust_bypass}` filled in); `model_argv` is
  * added only when a model was asked for (no model, or an empty one, means the flag is withheld: whatever the
  * agent would use anyway); `prompt_argv` is added only when there is a prompt, and its `{prompt}` (at the end of
- * one element) marks where the shim appends the prompt text. The prompt itself never passes through here.
+ * one element) marks where the shim appends the prompt text. A launch's prompt never passes through here.
+ *
+ * `one_shot` / `one_shot_resume` run one non-interactive turn (the installer's canary, the real-agent tests):
+ * there is no window and no shim, the process is spawned with this argv and no shell, so the prompt is filled in.
  * @module
  */
 import type { AgentConfig } from "../agents/mod.ts";
@@ -60,6 +64,37 @@ function checkValue(what: string, value: string): void {
   if (/[\x00-\x1f\x7f]/.test(value)) throw new ArgvError(`the ${what} must be one line of printable text`);
   if (value.startsWith("-")) throw new ArgvError(`the ${what} may not start with "-"`);
   if (value.length > 200) throw new ArgvError(`the ${what} is longer than 200 characters`);
+}
+
+/** What a one-shot turn's argv depends on. */
+export interface OneShotRequest {
+  /** The turn's prompt (filled into `{prompt}`). */
+  prompt: string;
+  /** The agent's own session id: a turn in that session (`one_shot_resume`); absent or null, a new session. */
+  sessionId?: string | null;
+  /** Adds the agent's documented hook-trust bypass: tests on scratch homes ONLY. */
+  bypassHookTrust?: boolean;
+}
+
+/** The argv of one one-shot turn of `agent`. Throws {@link ArgvError} with a sentence when it cannot be built. */
+export function oneShotArgv(agent: AgentConfig, request: OneShotRequest): string[] {
+  const trust_bypass = request.bypassHookTrust ? agent.trust_bypass : "";
+  const id = request.sessionId ?? null;
+  if (id === null) {
+    return fill(agent.one_shot, { prompt: request.prompt, trust_bypass }, `${agent.name}.one_shot`);
+  }
+  if (agent.one_shot_resume.length === 0) {
+    throw new ArgvError(
+      `${agent.display} has no one-shot turn in an existing session: its agents.toml table has no one_shot_resume`,
+    );
+  }
+  if (id === "") throw new ArgvError("a one-shot resume needs the agent's own session id");
+  checkValue("session id", id);
+  return fill(
+    agent.one_shot_resume,
+    { prompt: request.prompt, session_id: id, trust_bypass },
+    `${agent.name}.one_shot_resume`,
+  );
 }
 
 /** The argv for one start of `agent`. Throws {@link ArgvError} with a sentence when it cannot be built. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type AgentConfig, loadAgents } from "../agents/mod.ts";
-import { agentArgv, ArgvError } from "./argv.ts";
+import { agentArgv, ArgvError, oneShotArgv } from "./argv.ts";
 
 const builtin = loadAgents({ asmHome: "/nonexistent-asm-home" });
 
@@ -82,5 +82,52 @@ Deno.test("every built-in agent can launch, resume and take a model, with the pr
     assert.ok(before.at(-1) === "--" || launch.args[launch.promptIndex!].endsWith("="), agent.name);
     const resume = agentArgv(agent, { kind: "resume", sessionId: "s-1", withPrompt: false });
     assert.ok(resume.args.includes("s-1"), agent.name);
+  }
+});
+
+Deno.test("a one-shot turn fills the prompt in, keeps it one element whatever it holds, and drops an empty bypass", () => {
+  const one = agentWith({
+    one_shot: ["exec", "{trust_bypass}", "{prompt}"],
+    one_shot_resume: ["exec", "{trust_bypass}", "resume", "{session_id}", "-p", "{prompt}"],
+  });
+  const prompt = `say "hi"; $(rm -rf ~) {session_id}\nand -- more`;
+  assert.deepEqual(oneShotArgv(one, { prompt }), ["exec", prompt]);
+  assert.deepEqual(oneShotArgv(one, { prompt: "p", bypassHookTrust: true }), ["exec", "--trust-hooks", "p"]);
+  assert.deepEqual(
+    oneShotArgv(one, { prompt: "p", sessionId: "s-1" }),
+    ["exec", "resume", "s-1", "-p", "p"],
+  );
+});
+
+Deno.test("a one-shot the templates cannot serve is refused with a sentence", () => {
+  const resumable = agentWith({ one_shot_resume: ["{session_id}", "{prompt}"] });
+  const refusals: [string, () => unknown, RegExp][] = [
+    [
+      "no resume template",
+      () => oneShotArgv(agentWith({ one_shot_resume: [] }), { prompt: "p", sessionId: "s" }),
+      /no one_shot_resume/,
+    ],
+    ["an empty session id", () => oneShotArgv(resumable, { prompt: "p", sessionId: "" }), /session id/],
+    [
+      "a session id like a flag",
+      () => oneShotArgv(resumable, { prompt: "p", sessionId: "-x" }),
+      /start with/,
+    ],
+    [
+      "a placeholder asm does not fill",
+      () => oneShotArgv(agentWith({ one_shot: ["{model}"] }), { prompt: "p" }),
+      /x\.one_shot names \{model\}/,
+    ],
+  ];
+  for (const [why, build, want] of refusals) {
+    assert.throws(build, (err) => err instanceof ArgvError && want.test(err.message), why);
+  }
+});
+
+Deno.test("every built-in agent has a one-shot turn and a one-shot resume carrying the prompt as one element", () => {
+  for (const agent of builtin) {
+    assert.ok(oneShotArgv(agent, { prompt: "a b c" }).includes("a b c"), agent.name);
+    const resumed = oneShotArgv(agent, { prompt: "a b c", sessionId: "s-1" });
+    assert.ok(resumed.includes("a b c") && resumed.includes("s-1"), agent.name);
   }
 });

@@ -147,8 +147,7 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
   const pane = runs.map(({ proc }) => paneCarrying(panes, procs, proc.pid)).find((p) => p !== null) ?? null;
   const before = pane ? await deps.host.windowCount() : null;
 
-  const now = deps.now ?? (() => isoAt());
-  deps.ledger.claimKilled(asmId, now());
+  deps.ledger.claimKilled(asmId, isoAt(deps.now?.()));
   const targets = runs.map(({ proc }) => ({ pid: proc.pid, startTicks: proc.startTicks }));
   for (const t of targets) signal(t.pid, "SIGTERM");
   const waitMs = deps.endWaitMs ?? 5000;

@@ -31,6 +31,7 @@ import {
 } from "../ledger/mod.ts";
 import { bootId, LINUX_PROC, type ProcInfo, type ProcSource, snapshot } from "../procs/mod.ts";
 import { sweepLaunchFiles } from "./files.ts";
+import type { Clock, Log } from "../lang/mod.ts";
 
 /** How long a launch may stay unmatched before it expires. */
 export const LAUNCH_EXPIRY_MS = 120_000;
@@ -122,8 +123,8 @@ export interface CorrelateDeps {
   /** `$ASM_HOME/launches`: the files of matched and expired launches there are deleted; absent, none are. */
   launchesDir?: string;
   proc?: ProcSource;
-  now?: () => number;
-  log?: (line: Record<string, unknown>) => void;
+  now?: Clock;
+  log?: Log;
 }
 
 /** What one pass did. */

@@ -7,6 +7,7 @@ import type { AgentConfig } from "../agents/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import type { ProcSource } from "../procs/mod.ts";
 import type { TerminalHost } from "./terminal_host.ts";
+import type { Clock, Log } from "../lang/mod.ts";
 
 /** The facts and tools of the actions. */
 export interface ActionDeps {
@@ -18,15 +19,15 @@ export interface ActionDeps {
   agents: AgentConfig[];
   /** Honour a request's `bypass_hook_trust` (the server in testing mode only; never for a user's folders). */
   allowHookTrustBypass?: boolean;
-  /** The clock (ISO-8601 UTC ms). */
-  now?: () => string;
+  /** The clock (the launch rows' times; tests pin it). */
+  now?: Clock;
   /** /proc; tests hand in a fake. */
   proc?: ProcSource;
   /** The deno that runs the shim (default: the one running asm). */
   denoPath?: string;
   /** How long END waits for the process, then for the window, to go (default 5000 ms each). */
   endWaitMs?: number;
-  log?: (line: Record<string, unknown>) => void;
+  log?: Log;
 }
 
 /**

@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import type { LaunchRow } from "../ledger/mod.ts";
 import { isToken } from "./token.ts";
+import type { Log } from "../lang/mod.ts";
 
 /** The paths of one launch's files. */
 export interface LaunchFiles {
@@ -33,7 +34,7 @@ export function launchFiles(launchesDir: string, token: string): LaunchFiles {
  * Deletes one file by its full literal path: never a folder (a folder under that name is left, and said), and a
  * file already gone is fine. Returns true when it deleted something.
  */
-export function removeLaunchFile(path: string, log?: (line: Record<string, unknown>) => void): boolean {
+export function removeLaunchFile(path: string, log?: Log): boolean {
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(path);
@@ -58,7 +59,7 @@ export function removeLaunchFile(path: string, log?: (line: Record<string, unkno
 export function removeLaunchFiles(
   launchesDir: string,
   token: string,
-  log?: (line: Record<string, unknown>) => void,
+  log?: Log,
 ): string[] {
   const files = launchFiles(launchesDir, token);
   return [files.script, files.prompt, files.env].filter((p) => removeLaunchFile(p, log));
@@ -81,7 +82,7 @@ export function launchFilesDone(row: LaunchRow | null, fileAgeMs: number, expiry
 export function sweepLaunchFiles(
   launchesDir: string,
   rowOf: (token: string) => LaunchRow | null,
-  options: { nowMs: number; expiryMs: number; log?: (line: Record<string, unknown>) => void },
+  options: { nowMs: number; expiryMs: number; log?: Log },
 ): string[] {
   let entries: Deno.DirEntry[];
   try {

@@ -4,7 +4,7 @@
  * launch's files once it is done), and the actions (launch, resume, continue-with, end, send, focus).
  * @module
  */
-export type { LaunchKind } from "./argv.ts";
+export { type LaunchKind, oneShotArgv, type OneShotRequest } from "./argv.ts";
 export { SHIM_PATH } from "./builder.ts";
 export { type ActionDeps, ActionRefused, type RefusalKind } from "./deps.ts";
 export {

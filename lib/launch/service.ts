@@ -12,6 +12,7 @@ import type { Ledger } from "../ledger/mod.ts";
 import { correlateOnce, type CorrelateReport } from "./correlate.ts";
 import type { ActionDeps } from "./deps.ts";
 import { tmuxClientEnv, tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
+import type { LogLine } from "../lang/mod.ts";
 
 /** What the server hands in (a subset of its ServerContext). */
 export interface LaunchContext {
@@ -19,7 +20,7 @@ export interface LaunchContext {
   asmHome: string;
   env: Record<string, string>;
   mode: "live" | "testing";
-  log(line: Record<string, unknown>): void;
+  log(line: LogLine): void;
 }
 
 /** The actions' dependencies for one request. */

@@ -6,8 +6,7 @@
  * @module
  */
 import { adapterOf, type AgentConfig, hookAdapter } from "../agents/mod.ts";
-import { loadSettings } from "../config/mod.ts";
-import { findOnPath } from "../install/mod.ts";
+import { findOnPath, loadSettings } from "../config/mod.ts";
 import { isoAt, recordLaunch, recordLaunchError, recordWindow, type SessionRow } from "../ledger/mod.ts";
 import { identityOf, LINUX_PROC } from "../procs/mod.ts";
 import { join } from "node:path";
@@ -106,7 +105,7 @@ interface StartSpec {
 }
 
 async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
-  const now = deps.now ?? (() => isoAt());
+  const now = () => isoAt(deps.now?.());
   const { agent } = spec;
   const command = findOnPath(agent.command, deps.env);
   if (command === null) {

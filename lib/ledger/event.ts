@@ -4,6 +4,7 @@
  * @module
  */
 import { toIso } from "./time.ts";
+import { errorText, isRecord } from "../lang/mod.ts";
 
 /** One ancestor of the hook process, nearest first. */
 export interface Ancestor {
@@ -65,12 +66,10 @@ export function parseEvent(text: string): HookEvent {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new BadEventError(`not JSON: ${(err as Error).message}`);
+    throw new BadEventError(`not JSON: ${errorText(err)}`);
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new BadEventError("not a JSON object");
-  }
-  const r = raw as Record<string, unknown>;
+  if (!isRecord(raw)) throw new BadEventError("not a JSON object");
+  const r = raw;
   const required = ["event_id", "asm_id", "agent", "event", "agent_session_id"] as const;
   for (const key of required) {
     if (!str(r[key])) throw new BadEventError(`"${key}" is missing or empty`);

@@ -19,13 +19,14 @@ import {
   type Status,
   transition,
 } from "./transition.ts";
+import type { Clock } from "../lang/mod.ts";
 
 /** Options of `Ledger.open`. */
 export interface LedgerOptions {
   /** folders whose sessions are harness runs (system temp, asm's data folder, the hooks folder) */
   harnessRoots?: readonly string[];
   /** the clock, for ingested_at; tests pass a fixed one */
-  now?: () => string;
+  now?: Clock;
 }
 
 /** What became of one event handed to the ledger. */
@@ -101,7 +102,7 @@ export class Ledger {
   readonly path: string;
   #db: DatabaseSync;
   #harnessRoots: readonly string[];
-  #now: () => string;
+  #now: Clock;
   #version = 0;
   #statements = new Map<string, StatementSync>();
 
@@ -109,7 +110,7 @@ export class Ledger {
     this.path = path;
     this.#db = db;
     this.#harnessRoots = options.harnessRoots ?? [];
-    this.#now = options.now ?? (() => isoAt());
+    this.#now = options.now ?? Date.now;
   }
 
   /** Access for modules inside lib/ledger/ only (see DB). */
@@ -241,7 +242,7 @@ export class Ledger {
       event.event,
       event.ts,
       JSON.stringify(event),
-      this.#now(),
+      isoAt(this.#now()),
       outcome,
     );
   }

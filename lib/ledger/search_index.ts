@@ -9,6 +9,7 @@ import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { HIDDEN_REASON_SQL } from "./hidden.ts";
 import { DB, type Ledger, LedgerError } from "./ledger.ts";
 import { isoAt } from "./time.ts";
+import { errorText } from "../lang/mod.ts";
 
 type Row = Record<string, SQLInputValue>;
 
@@ -272,7 +273,7 @@ export function openSearchReader(path: string): SearchReader {
   try {
     db = new DatabaseSync(path, { readOnly: true });
   } catch (err) {
-    throw new LedgerError(`the ledger at ${path} cannot be opened for search: ${(err as Error).message}`);
+    throw new LedgerError(`the ledger at ${path} cannot be opened for search: ${errorText(err)}`);
   }
   try {
     db.exec("PRAGMA busy_timeout = 5000");

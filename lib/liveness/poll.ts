@@ -36,6 +36,7 @@ import {
   type OpenRun,
   type PollMemory,
 } from "./judge.ts";
+import { type Clock, errorText, type Log, type LogLine } from "../lang/mod.ts";
 
 /** What one server (or test) carries from poll to poll. */
 export interface PollState {
@@ -61,11 +62,11 @@ export interface PollDeps {
   /** /proc (default: the real one). */
   proc?: ProcSource;
   /** The clock, epoch ms (default: Date.now). */
-  now?: () => number;
+  now?: Clock;
   /** Carried between polls; without it every poll is a first one (nothing can be seen stalled). */
   state?: PollState;
   /** One JSON line per notable fact (server.log). */
-  log?: (line: Record<string, unknown>) => void;
+  log?: Log;
   /** Overrides every agent's `stalled_minutes` (tests). */
   stalledAfterMs?: number;
 }
@@ -110,7 +111,7 @@ function mtimeOf(path: string | null): string | null {
   }
 }
 
-function logOnce(state: PollState, log: PollDeps["log"], key: string, line: Record<string, unknown>): void {
+function logOnce(state: PollState, log: PollDeps["log"], key: string, line: LogLine): void {
   if (state.logged.has(key)) return;
   state.logged.add(key);
   log?.(line);
@@ -206,7 +207,7 @@ function askAgents(
       const live = adapterOf(agent).live;
       if (live) evidence.set(name, live({ agent, env: deps.env, procs, open, proc: source }));
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorText(err);
       logOnce(state, deps.log, `live ${name} ${message}`, {
         what: "poll: live() failed",
         agent: name,

@@ -50,7 +50,10 @@ Deno.test("the peer's owner is the uid of the client end, never of the server's 
   // a TIME_WAIT row (state 06, shown as uid 0) of an earlier connection on the same ports never answers
   const waiting = TCP.replace("   1: 0100007F:9C40 0100007F:1E61 01", "   1: 0100007F:9C40 0100007F:1E61 06")
     .replace("65534        0 4002", "    0        0 4002");
-  assert.equal(peerOwner({ hostname: "127.0.0.1", port: 40000 }, 7777, fakeProc({ "/proc/net/tcp": waiting })), "not found");
+  assert.equal(
+    peerOwner({ hostname: "127.0.0.1", port: 40000 }, 7777, fakeProc({ "/proc/net/tcp": waiting })),
+    "not found",
+  );
   // a client port connected to another server port is not this connection
   assert.equal(peerOwner({ hostname: "127.0.0.1", port: 40000 }, 8080, proc), "not found");
   assert.equal(peerOwner({ hostname: "127.0.0.1", port: 7777 }, 7777, proc), "not found");

@@ -20,7 +20,9 @@ import {
   writeIndexChunk,
 } from "../ledger/mod.ts";
 import type { Env } from "../config/mod.ts";
+import { closeSync, openRegularSync, readFullySync, type RegularFile } from "../files/mod.ts";
 import { type Classify, isSearched, lastCopies } from "./scan.ts";
+import type { LogLine } from "../lang/mod.ts";
 
 /** How often the server's index service runs (cheap when nothing changed: one query). */
 export const SEARCH_INDEX_EVERY_MS = 60_000;
@@ -41,7 +43,7 @@ export interface IndexOptions {
   maxBytesPerRun?: number;
   /** bytes read per step of one file (default 8 MiB) */
   chunkBytes?: number;
-  log?(line: Record<string, unknown>): void;
+  log?(line: LogLine): void;
 }
 
 /** The message lines of some complete transcript lines, as one index step writes them. */
@@ -85,7 +87,7 @@ export async function buildSearchIndex(ledger: Ledger, options: IndexOptions): P
     } catch (err) {
       report.problems++;
       options.log?.({
-        msg: "search index: a transcript could not be read",
+        what: "search index: a transcript could not be read",
         path: todo.path,
         error: String(err),
       });
@@ -146,9 +148,10 @@ async function indexFile(
 
 /** Positional reads of a transcript, or of its copy when the agent deleted the original. */
 function openSource(todo: IndexTodo): { read(from: number, length: number): Uint8Array; close(): void } {
-  let file: Deno.FsFile;
+  let file: RegularFile;
   try {
-    file = Deno.openSync(todo.path, { read: true });
+    // the import's open: a regular file, never a link, never blocking
+    file = openRegularSync(todo.path);
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
     const whole = transcriptBytes(todo.path, todo.copy) ?? new Uint8Array(0);
@@ -157,16 +160,9 @@ function openSource(todo: IndexTodo): { read(from: number, length: number): Uint
   return {
     read(from, length) {
       const buf = new Uint8Array(length);
-      file.seekSync(from, Deno.SeekMode.Start);
-      let got = 0;
-      while (got < length) {
-        const n = file.readSync(buf.subarray(got));
-        if (n === null || n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got);
+      return buf.subarray(0, readFullySync(file.fd, buf, from));
     },
-    close: () => file.close(),
+    close: () => closeSync(file.fd),
   };
 }
 
@@ -175,7 +171,7 @@ export interface SearchIndexContext {
   ledger: Ledger;
   asmHome: string;
   env: Env;
-  log(line: Record<string, unknown>): void;
+  log(line: LogLine): void;
 }
 
 /** The server's index service: catch the index up with what the import read. */
@@ -184,5 +180,5 @@ export async function searchIndexService(ctx: SearchIndexContext): Promise<void>
     agents: loadAgents({ asmHome: ctx.asmHome, env: ctx.env }),
     log: ctx.log,
   });
-  if (report.files > 0) ctx.log({ msg: "search index", ...report });
+  if (report.files > 0) ctx.log({ what: "search index", ...report });
 }

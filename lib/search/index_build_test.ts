@@ -72,7 +72,7 @@ Deno.test("the server's index service catches the index up with what the import 
   };
   const logged: Record<string, unknown>[] = [];
   await searchIndexService(ctx);
-  assert.deepEqual(logged.map((l) => [l.msg, l.files]), [["search index", 5]]);
+  assert.deepEqual(logged.map((l) => [l.what, l.files]), [["search index", 5]]);
   assert.equal(searchWorld(w, { query: "mock", deep: true, all: true }).scanned_files, 0);
   await searchIndexService(ctx);
   assert.equal(logged.length, 1, "nothing changed: nothing to log");

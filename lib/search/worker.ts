@@ -10,6 +10,7 @@ import { classifiersOf, storesOf } from "./classifiers.ts";
 import { openSearchReader } from "../ledger/mod.ts";
 import { RefusedQuery, runSearch, type SearchRequest } from "./run.ts";
 import { readTail } from "./scan.ts";
+import { errorText } from "../lang/mod.ts";
 
 /** What the server posts to the Worker. */
 export interface WorkerAsk {
@@ -43,7 +44,7 @@ export function answerAsk(ask: WorkerAsk): WorkerReply {
       reader.close();
     }
   } catch (err) {
-    return { error: (err as Error).message, refused: err instanceof RefusedQuery };
+    return { error: errorText(err), refused: err instanceof RefusedQuery };
   }
 }
 

@@ -20,6 +20,7 @@ import { NODE_FILES } from "../files/mod.ts";
 import { islandBundle, refusalPage, shellPage } from "../ui/mod.ts";
 import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
+import { errorText, type Log } from "../lang/mod.ts";
 
 /** Options of `startServer`. */
 export interface ServerOptions {
@@ -28,8 +29,8 @@ export interface ServerOptions {
   port: number;
   mode?: "live" | "testing";
   drainEveryMs?: number;
-  /** a reason to store an event without applying it; see DrainDeps */
-  ignoreReason?: (event: HookEvent, ledger: Ledger) => string | null;
+  /** the rule for events of sessions with no row yet; see DrainDeps */
+  orphanReason?: (event: HookEvent) => string | null;
   /** the routes, matched in order (the app's are `routes/mod.ts`, handed in by `main.ts`) */
   routes: readonly Route[];
   /** the background services besides the drain (default: lib/server/services.ts) */
@@ -62,10 +63,9 @@ export interface RunningServer {
  * The drain's rule for events of sessions the ledger has no row for yet: each agent's own adapter decides (e.g.
  * Codex's notify for its hidden title thread is kept as evidence, not made a row).
  */
-export function registryIgnoreReason(asmHome: string): (event: HookEvent, ledger: Ledger) => string | null {
+export function registryOrphanReason(asmHome: string): (event: HookEvent) => string | null {
   const env = { ...Deno.env.toObject(), ASM_HOME: asmHome };
-  const orphan = orphanEventReason(loadAgents({ asmHome, env }), env);
-  return (event, ledger) => ledger.hasSession(event.asm_id) ? null : orphan(event);
+  return orphanEventReason(loadAgents({ asmHome, env }), env);
 }
 
 /** Creates asm's data folder layout: every folder 0700 (the data is the user's, and nobody else's). */
@@ -78,7 +78,7 @@ export function ensureDataFolder(asmHome: string): void {
 }
 
 /** Appends one JSON line to `$ASM_HOME/server.log` (created 0600). */
-export function serverLogger(asmHome: string): (line: Record<string, unknown>) => void {
+export function serverLogger(asmHome: string): Log {
   const path = join(asmHome, "server.log");
   return (line) => {
     Deno.writeTextFileSync(path, JSON.stringify({ ts: isoAt(), ...line }) + "\n", {
@@ -151,8 +151,8 @@ export function startServer(options: ServerOptions): RunningServer {
     throw err;
   }
   const failures = new Map<string, number>();
-  const ignoreReason = options.ignoreReason ?? registryIgnoreReason(asmHome);
-  const drainNow = () => drainOnce({ asmHome, ledger, log, failures, ignoreReason });
+  const orphanReason = options.orphanReason ?? registryOrphanReason(asmHome);
+  const drainNow = () => drainOnce({ asmHome, ledger, log, failures, orphanReason });
   const drain = new BackgroundTask("drain", options.drainEveryMs ?? 2000, () => {
     const report = drainNow();
     if (report.listed > 0) log({ what: "drain", ...report });
@@ -230,7 +230,7 @@ export function startServer(options: ServerOptions): RunningServer {
         try {
           return await found.route.handle(request, context, found.params);
         } catch (err) {
-          const message = err instanceof Error ? err.message : String(err);
+          const message = errorText(err);
           log({ what: "route failed", route: found.route.pattern, error: message });
           return jsonError(500, message);
         } finally {

@@ -5,6 +5,7 @@
  * code for the token at `POST /api/token`. A code works once, for 60 s; only the newest few are kept.
  * @module
  */
+import type { Clock } from "../lang/mod.ts";
 
 /** How long a code may wait to be traded. */
 export const CODE_TTL_MS = 60_000;
@@ -14,9 +15,9 @@ const MAX_CODES = 16;
 /** The codes of one server, in memory only: a restart forgets them, which is the point. */
 export class OneTimeCodes {
   #codes = new Map<string, number>();
-  #now: () => number;
+  #now: Clock;
 
-  constructor(now: () => number = Date.now) {
+  constructor(now: Clock = Date.now) {
     this.#now = now;
   }
 

@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { errorText } from "../lang/mod.ts";
 
 /** The mode a path should have: 0700 for folders and executables, 0600 for everything else. */
 export function privateMode(mode: number, isDirectory: boolean): number {
@@ -40,7 +41,7 @@ export function tightenDataFolder(asmHome: string): Tightened {
       }
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return;
-      out.failed.push({ path, error: err instanceof Error ? err.message : String(err) });
+      out.failed.push({ path, error: errorText(err) });
     }
   };
   visit(asmHome);
@@ -77,7 +78,7 @@ export function pruneProcessed(asmHome: string, days: number, now: number = Date
       Deno.removeSync(folder); // not recursive: only an emptied folder goes
     } catch (err) {
       // something other than a drained event is in it (not asm's to remove): the folder stays
-      if (!(err instanceof Deno.errors.NotFound) && !/not empty/i.test((err as Error).message)) throw err;
+      if (!(err instanceof Deno.errors.NotFound) && !/not empty/i.test(errorText(err))) throw err;
     }
   }
   return removed;

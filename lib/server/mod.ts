@@ -7,7 +7,7 @@ export {
   ensureDataFolder,
   harnessRoots,
   MAX_HEAVY,
-  registryIgnoreReason,
+  registryOrphanReason,
   type RunningServer,
   serverLogger,
   type ServerOptions,

@@ -11,6 +11,7 @@ import type { OneTimeCodes } from "./codes.ts";
 import type { FileReader } from "../files/mod.ts";
 import type { Settings } from "../config/mod.ts";
 import type { ServerState } from "./state.ts";
+import type { LogLine } from "../lang/mod.ts";
 
 /** What every handler and background service can reach. */
 export interface ServerContext {
@@ -20,7 +21,7 @@ export interface ServerContext {
   mode: "live" | "testing";
   port(): number;
   ledger: Ledger;
-  log(line: Record<string, unknown>): void;
+  log(line: LogLine): void;
   tasks(): TaskStatus[];
   lock: LockHolder;
   /** the install token (never sent in a cookie or a URL: see security.ts) */

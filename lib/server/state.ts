@@ -9,6 +9,7 @@ import { ImportRunner } from "../history/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { LiveRevision, newPollState, type PollState } from "../liveness/mod.ts";
 import { UsageCache } from "../usage/mod.ts";
+import type { LogLine } from "../lang/mod.ts";
 
 /** One server's state. */
 export interface ServerState {
@@ -29,7 +30,7 @@ export function newServerState(deps: {
   ledger: Ledger;
   asmHome: string;
   env: Record<string, string>;
-  log(line: Record<string, unknown>): void;
+  log(line: LogLine): void;
 }): ServerState {
   return {
     poll: newPollState(),

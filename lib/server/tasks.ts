@@ -4,6 +4,7 @@
  * @module
  */
 import { isoAt } from "../ledger/mod.ts";
+import { errorText, type Log } from "../lang/mod.ts";
 
 /** What /api/health shows of a task. */
 export interface TaskStatus {
@@ -28,7 +29,7 @@ export class BackgroundTask {
     readonly name: string,
     readonly everyMs: number,
     readonly work: () => void | Promise<void>,
-    readonly log: (line: Record<string, unknown>) => void,
+    readonly log: Log,
   ) {
     this.#status = {
       name,
@@ -75,7 +76,7 @@ export class BackgroundTask {
       this.#status.last_error = null;
     } catch (err) {
       this.#status.errors++;
-      this.#status.last_error = err instanceof Error ? err.message : String(err);
+      this.#status.last_error = errorText(err);
       this.log({ what: "task failed", task: this.name, error: this.#status.last_error });
     } finally {
       this.#status.running = false;

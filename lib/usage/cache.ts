@@ -7,6 +7,7 @@
 import type { Env } from "../config/mod.ts";
 import type { AccountOutcome, LastTurn, UsageReading, UsageSource } from "./reading.ts";
 import { accountDue, afterOutcome, emptyEntry, lastTurnDue, present, type UsageEntry } from "./rules.ts";
+import type { Clock, Log } from "../lang/mod.ts";
 
 /** One agent as the cache needs it. */
 export interface UsageAgent {
@@ -23,20 +24,20 @@ export interface UsageAgent {
 /** Options of {@link UsageCache}. */
 export interface UsageCacheOptions {
   /** The clock (tests move it). */
-  now?: () => number;
+  now?: Clock;
   /** Give up on one call after this long (default 10 s). */
   timeoutMs?: number;
   /** One line per change of an agent's outcome (never a token: messages are scrubbed by the readers). */
-  log?: (line: Record<string, unknown>) => void;
+  log?: Log;
 }
 
 /** The usage readings of every agent, cached. */
 export class UsageCache {
   #entries = new Map<string, UsageEntry>();
   #inflight = new Map<string, Promise<void>>();
-  #now: () => number;
+  #now: Clock;
   #timeoutMs: number;
-  #log: (line: Record<string, unknown>) => void;
+  #log: Log;
 
   constructor(options: UsageCacheOptions = {}) {
     this.#now = options.now ?? Date.now;

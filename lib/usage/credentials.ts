@@ -4,6 +4,7 @@
  * sentence naming the file only.
  * @module
  */
+import { isRecord } from "../lang/mod.ts";
 
 /** A credentials file as read: its JSON object, or why there is none. */
 export type CredentialsFile =
@@ -30,23 +31,23 @@ export async function readCredentialsFile(path: string): Promise<CredentialsFile
     // never the parser's message: it quotes the file
     return { kind: "invalid", message: `${path} is not valid JSON` };
   }
-  if (typeof root !== "object" || root === null || Array.isArray(root)) {
+  if (!isRecord(root)) {
     return { kind: "invalid", message: `${path} does not hold a JSON object` };
   }
-  return { kind: "ok", root: root as Record<string, unknown> };
+  return { kind: "ok", root };
 }
 
 /** A non-empty string field of an object, else null. */
 export function stringField(root: unknown, key: string): string | null {
-  if (typeof root !== "object" || root === null) return null;
-  const value = (root as Record<string, unknown>)[key];
+  if (!isRecord(root)) return null;
+  const value = root[key];
   return typeof value === "string" && value !== "" ? value : null;
 }
 
 /** A finite number field of an object, else null. */
 export function numberField(root: unknown, key: string): number | null {
-  if (typeof root !== "object" || root === null) return null;
-  const value = (root as Record<string, unknown>)[key];
+  if (!isRecord(root)) return null;
+  const value = root[key];
   return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 

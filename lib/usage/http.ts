@@ -6,6 +6,7 @@
  * @module
  */
 import type { AccountOutcome } from "./reading.ts";
+import { errorText } from "../lang/mod.ts";
 
 /** One request. */
 export interface JsonRequest {
@@ -116,6 +117,6 @@ function networkProblem(err: unknown, req: JsonRequest): string {
   if (err instanceof DOMException && (err.name === "TimeoutError" || err.name === "AbortError")) {
     return `${req.what} did not answer within ${Math.round(req.timeoutMs / 100) / 10} s`;
   }
-  const detail = err instanceof Error ? err.message.split("\n")[0] : String(err);
+  const detail = errorText(err).split("\n")[0];
   return `${req.what} could not be reached: ${detail}`;
 }

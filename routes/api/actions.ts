@@ -27,6 +27,7 @@ import {
   TerminalHostError,
 } from "../../lib/launch/mod.ts";
 import { pendingLaunches, recentLaunches } from "../../lib/ledger/mod.ts";
+import { isRecord } from "../../lib/lang/mod.ts";
 
 async function body(req: Request): Promise<Record<string, unknown>> {
   const text = await req.text();
@@ -37,10 +38,8 @@ async function body(req: Request): Promise<Record<string, unknown>> {
   } catch {
     throw new ActionRefused("invalid", "the request body is not JSON");
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new ActionRefused("invalid", "the request body must be a JSON object");
-  }
-  return parsed as Record<string, unknown>;
+  if (!isRecord(parsed)) throw new ActionRefused("invalid", "the request body must be a JSON object");
+  return parsed;
 }
 
 /** The HTTP status of each kind of refusal. */

@@ -7,6 +7,7 @@
  */
 import { DEFAULT_LIMITS, RefusedQuery, search, type SearchLimits } from "../../lib/search/mod.ts";
 import { json, jsonError, type Route } from "../../lib/server/mod.ts";
+import { errorText } from "../../lib/lang/mod.ts";
 
 /** The bounds a request asked for, within ten times the defaults; an unreadable value keeps the default. */
 export function limitsOf(params: URLSearchParams): Partial<SearchLimits> {
@@ -42,8 +43,8 @@ export const searchRoutes: Route[] = [{
       return json(answer);
     } catch (err) {
       if (err instanceof RefusedQuery) return jsonError(400, err.message);
-      ctx.log({ msg: "search failed", error: String(err) });
-      return jsonError(500, (err as Error).message);
+      ctx.log({ what: "search failed", error: String(err) });
+      return jsonError(500, errorText(err));
     }
   },
 }];

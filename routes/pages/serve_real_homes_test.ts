@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseHTML } from "linkedom";
 import { loadAgents, offlineSetup } from "../../lib/agents/mod.ts";
-import { expandArgv, findOnPath } from "../../lib/install/mod.ts";
+import { findOnPath } from "../../lib/config/mod.ts";
+import { oneShotArgv } from "../../lib/launch/mod.ts";
 import { startFake } from "../../verify/fakes/mod.ts";
 import { agentsBinDir } from "../../verify/prerequisites.ts";
 import { callServer, runningServer } from "../../lib/server/mod.ts";
@@ -44,10 +45,7 @@ Deno.test({
       }
       for (const agent of agents) {
         const command = findOnPath(agent.command, env)!;
-        const args = expandArgv(agent.one_shot, {
-          prompt: `a ${agent.name} session for serve`,
-          trust_bypass: "",
-        });
+        const args = oneShotArgv(agent, { prompt: `a ${agent.name} session for serve` });
         const out = await new Deno.Command(command, { args, cwd: work, env, clearEnv: true, stdin: "null" })
           .output();
         assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));

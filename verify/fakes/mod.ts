@@ -79,6 +79,7 @@ import { answerGemini } from "./gemini.ts";
 import { answerOpenai } from "./openai.ts";
 import { createReplyBook, type ReplyBook, type ReplyRule } from "./replies.ts";
 import { type FakeCall, type RecordedRequest, serveRecorded } from "./server.ts";
+import { errorText } from "../../lib/lang/mod.ts";
 
 export type { RecordedRequest } from "./server.ts";
 export type { Reply, ReplyRule } from "./replies.ts";
@@ -183,7 +184,7 @@ if (import.meta.main) {
   try {
     await main(Deno.args);
   } catch (err) {
-    console.error(`fake server did not start: ${(err as Error).message}`);
+    console.error(`fake server did not start: ${errorText(err)}`);
     Deno.exit(1);
   }
 }

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { errorText } from "../../lib/lang/mod.ts";
 
 /** What a script rule answers. `command` fills the agent's own shell-tool input; `input` replaces it. */
 export type Reply =
@@ -118,7 +119,7 @@ export function compileRules(script: ReplyRule[]): CompiledRule[] {
       pattern = new RegExp(rule.match, "s");
     } catch (err) {
       throw new Error(
-        `script rule ${i + 1} has an invalid match regex (${(err as Error).message}); fix the rule`,
+        `script rule ${i + 1} has an invalid match regex (${errorText(err)}); fix the rule`,
       );
     }
     if (!rule.reply || !("text" in rule.reply || "tool" in rule.reply || "status" in rule.reply)) {

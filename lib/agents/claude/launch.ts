@@ -9,12 +9,13 @@ import { join } from "node:path";
 import type { LaunchCapability } from "../protocol.ts";
 import { folderAndParents } from "../folder_chain.ts";
 import { claudeSessionsDir, parseClaudeRecord } from "./live.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 function claudeState(home: string | undefined): Record<string, unknown> | null {
   if (!home) return null;
   try {
     const parsed = JSON.parse(Deno.readTextFileSync(join(home, ".claude.json")));
-    return parsed && typeof parsed === "object" ? parsed : null;
+    return isRecord(parsed) ? parsed : null;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof SyntaxError) return null;
     throw err;

@@ -19,6 +19,7 @@ import type {
   LiveReport,
   ProcLookup,
 } from "../protocol.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** `$HOME/.claude/sessions`: one `<pid>.json` per running Claude Code process. */
 export function claudeSessionsDir(env: Env): string {
@@ -55,8 +56,8 @@ export function parseClaudeRecord(text: string): ClaudeRecord | null {
     // a record being rewritten can be read half-written; the next poll reads it whole
     return null;
   }
-  if (typeof raw !== "object" || raw === null) return null;
-  const r = raw as Record<string, unknown>;
+  if (!isRecord(raw)) return null;
+  const r = raw;
   const pid = Number(r.pid);
   const procStart = Number(r.procStart);
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(procStart)) return null;

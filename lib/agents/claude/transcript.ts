@@ -27,7 +27,6 @@ import {
   headOf,
   headValue,
   isoOf,
-  isRecord,
   num,
   obj,
   parseLine,
@@ -46,6 +45,7 @@ import type {
 } from "../../derive/mod.ts";
 import type { Env } from "../../config/mod.ts";
 import { claudeDir, claudeFileOf, claudeProjectsDir, discoverClaude } from "./discover.ts";
+import { errorText, isRecord } from "../../lang/mod.ts";
 
 /** The fold state of one Claude transcript file (JSON). */
 export interface ClaudeState {
@@ -356,7 +356,7 @@ function enrichClaude(sessions: EnrichInput[], env: Env, io: TranscriptIo): stri
   try {
     entries = clearEntries(io, env);
   } catch (err) {
-    return [`~/.claude/history.jsonl could not be read: ${err instanceof Error ? err.message : String(err)}`];
+    return [`~/.claude/history.jsonl could not be read: ${errorText(err)}`];
   }
   for (const s of cleared) {
     const at = Date.parse(s.facts.cleared_at!);

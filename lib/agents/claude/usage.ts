@@ -7,7 +7,6 @@
  * @module
  */
 import { join } from "node:path";
-import { isRecord } from "../../derive/mod.ts";
 import { homeDir } from "../../config/mod.ts";
 import type { Env } from "../protocol.ts";
 import {
@@ -26,6 +25,7 @@ import {
   type UsageSource,
 } from "../../usage/mod.ts";
 import { claudeVersion } from "./version.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** The real endpoint's base. */
 export const CLAUDE_USAGE_BASE = "https://api.anthropic.com";

@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { homeDir } from "../../config/mod.ts";
+import { findOnPath, homeDir } from "../../config/mod.ts";
 import type { Env } from "../protocol.ts";
 import { RefusedFile } from "../../files/mod.ts";
 import { readTail } from "../../usage/mod.ts";
@@ -26,23 +26,8 @@ export function versionInTranscript(text: string): string | null {
   return found;
 }
 
-/** The absolute path of an executable on the env's PATH, or null. */
-function onPath(command: string, env: Env): string | null {
-  if (command.includes("/")) return command;
-  for (const dir of (env.PATH ?? "").split(":")) {
-    if (!dir) continue;
-    try {
-      const info = Deno.statSync(join(dir, command));
-      if (info.isFile && (info.mode ?? 0o111) & 0o111) return join(dir, command);
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) throw err;
-    }
-  }
-  return null;
-}
-
 async function fromBinary(command: string, env: Env): Promise<string | null> {
-  const path = onPath(command, env);
+  const path = findOnPath(command, env);
   if (path === null) return null;
   let stamp: string;
   try {

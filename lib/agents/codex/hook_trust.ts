@@ -24,7 +24,8 @@
  */
 import { realpathSync } from "node:fs";
 import { parse } from "smol-toml";
-import { asmCommandAgent, isObject, sha256Hex } from "../hook_file.ts";
+import { asmCommandAgent, sha256Hex } from "../hook_file.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** Where Codex ignores a group's matcher, so it is not part of the hash. */
 const MATCHERLESS = new Set(["user_prompt_submit", "stop", "interrupt"]);
@@ -42,7 +43,7 @@ export function codexTrustKey(hooksPath: string, event: string, group: number, h
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isObject(value)) {
+  if (isRecord(value)) {
     return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys(value[key])]));
   }
   return value;
@@ -95,9 +96,9 @@ export function codexTrustRecords(configText: string | null): Map<string, CodexT
   } catch {
     return records;
   }
-  const state = isObject(config.hooks) && isObject(config.hooks.state) ? config.hooks.state : {};
+  const state = isRecord(config.hooks) && isRecord(config.hooks.state) ? config.hooks.state : {};
   for (const [key, value] of Object.entries(state)) {
-    if (isObject(value)) records.set(key, value as CodexTrustRecord);
+    if (isRecord(value)) records.set(key, value as CodexTrustRecord);
   }
   return records;
 }
@@ -128,14 +129,14 @@ export function codexHookTrust(
     const real = realpathSync(options.hooksPath);
     if (real !== options.hooksPath) paths.push(real);
   } catch { /* no file, no other spelling */ }
-  const hooks = isObject(options.hooksRoot.hooks) ? options.hooksRoot.hooks : {};
+  const hooks = isRecord(options.hooksRoot.hooks) ? options.hooksRoot.hooks : {};
   const result: CodexHookTrust[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     groups.forEach((group, g) => {
-      if (!isObject(group) || !Array.isArray(group.hooks)) return;
+      if (!isRecord(group) || !Array.isArray(group.hooks)) return;
       group.hooks.forEach((handler, h) => {
-        if (!isObject(handler) || asmCommandAgent(handler.command) !== options.agentName) return;
+        if (!isRecord(handler) || asmCommandAgent(handler.command) !== options.agentName) return;
         const keys = paths.map((path) => codexTrustKey(path, event, g, h));
         const record = keys.map((key) => records.get(key)).find((r) => r !== undefined);
         result.push({ key: keys[0], event, status: statusOf(record, codexHookHash(event, group, handler)) });

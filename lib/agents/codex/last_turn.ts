@@ -6,7 +6,6 @@
  * @module
  */
 import { join } from "node:path";
-import { isRecord } from "../../derive/mod.ts";
 import type { Env } from "../protocol.ts";
 import { codexHome } from "./home.ts";
 import {
@@ -19,6 +18,7 @@ import {
   windowNameForSeconds,
 } from "../../usage/mod.ts";
 import { RefusedFile } from "../../files/mod.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** Day folders looked at, newest first; a resumed older thread appends to its own (older) folder. */
 const DAY_FOLDERS = 7;

@@ -12,6 +12,7 @@ import { folderAndParents } from "../folder_chain.ts";
 import { matchesAny } from "../glob.ts";
 import { codexConfigPath } from "./hook_config.ts";
 import { parseFlocks, threadLocksDir } from "./live.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** Where the daemon's own copy of the binary runs from. */
 const DAEMON_EXE = ["**/packages/app-server-daemon/releases/*/bin/codex"];
@@ -26,7 +27,7 @@ function trustedProjects(path: string): Record<string, unknown> {
   try {
     const config = parse(Deno.readTextFileSync(path)) as Record<string, unknown>;
     const projects = config.projects;
-    return projects && typeof projects === "object" ? projects as Record<string, unknown> : {};
+    return isRecord(projects) ? projects : {};
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return {};
     // an unreadable config is Codex's to complain about; asm only cannot tell whether the folder is trusted

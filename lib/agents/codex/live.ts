@@ -7,6 +7,7 @@
  * @module
  */
 import { join } from "node:path";
+import { closeSync, openRegularSync, readFullySync, RefusedFile, type RegularFile } from "../../files/mod.ts";
 import { toIso } from "../../ledger/mod.ts";
 import { isAgentProcess } from "../glob.ts";
 import type {
@@ -115,32 +116,26 @@ const TAIL_BYTES = [64 * 1024, 1024 * 1024];
 
 /** The activity a rollout file shows (its tail), or null when there is no rollout or no marker in 1 MiB. */
 export function readRolloutActivity(path: string): ActivityReading | null {
-  let file: Deno.FsFile;
+  let file: RegularFile;
   try {
-    file = Deno.openSync(path, { read: true });
+    file = openRegularSync(path);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
+    // a path from a hook event may be a link, a FIFO or a device: like no rollout, it tells nothing
+    if (err instanceof Deno.errors.NotFound || err instanceof RefusedFile) return null;
     throw err;
   }
   try {
-    const info = file.statSync();
-    const mtime = info.mtime ? toIso(info.mtime.getTime()) : null;
+    const mtime = toIso(file.mtimeMs);
     for (const want of TAIL_BYTES) {
-      const size = Math.min(want, info.size);
+      const size = Math.min(want, file.size);
       const buf = new Uint8Array(size);
-      file.seekSync(info.size - size, Deno.SeekMode.Start);
-      let read = 0;
-      while (read < size) {
-        const n = file.readSync(buf.subarray(read));
-        if (n === null) break;
-        read += n;
-      }
+      const read = readFullySync(file.fd, buf, file.size - size);
       const found = rolloutActivity(new TextDecoder().decode(buf.subarray(0, read)), mtime);
-      if (found || size === info.size) return found;
+      if (found || size === file.size) return found;
     }
     return null;
   } finally {
-    file.close();
+    closeSync(file.fd);
   }
 }
 

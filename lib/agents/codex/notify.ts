@@ -11,6 +11,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { parse } from "smol-toml";
 import { asmCommandAgent, type FileEdit, readTextOrNull, type StripResult } from "../hook_file.ts";
+import { errorText } from "../../lang/mod.ts";
 
 /** The argv asm sets: `["<wrapper>", "<agent>", "notify"]`. */
 export function notifyArgv(wrapper: string, agentName: string): string[] {
@@ -50,7 +51,7 @@ function parseToml(path: string, text: string): Record<string, unknown> | string
   try {
     return parse(text);
   } catch (err) {
-    const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    const message = errorText(err).split("\n")[0];
     return `${path} is not valid TOML (${message}); asm left it untouched`;
   }
 }

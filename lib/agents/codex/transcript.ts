@@ -25,7 +25,6 @@ import {
   bytesAt,
   headOf,
   isoOf,
-  isRecord,
   num,
   obj,
   parseLine,
@@ -46,6 +45,7 @@ import type { Env } from "../../config/mod.ts";
 import { codexFileOf, discoverCodex } from "./discover.ts";
 import { codexHome } from "./home.ts";
 import { codexStateDb, readCodexThreads } from "./threads_db.ts";
+import { errorText, isRecord } from "../../lang/mod.ts";
 
 /** The fold state of one rollout (JSON). */
 export interface CodexState {
@@ -356,7 +356,7 @@ function enrichCodex(sessions: EnrichInput[], env: Env, io: TranscriptIo): strin
     if (db === null) return [];
     rows = readCodexThreads(db, ids);
   } catch (err) {
-    return [`Codex's thread index could not be read: ${err instanceof Error ? err.message : String(err)}`];
+    return [`Codex's thread index could not be read: ${errorText(err)}`];
   }
   for (const s of sessions) {
     const row = s.facts.session_id === null ? undefined : rows.get(s.facts.session_id);

@@ -7,7 +7,6 @@
  * @module
  */
 import { join } from "node:path";
-import { isRecord } from "../../derive/mod.ts";
 import type { Env } from "../protocol.ts";
 import { codexHome } from "./home.ts";
 import { codexLastTurn } from "./last_turn.ts";
@@ -25,6 +24,7 @@ import {
   type UsageSource,
   windowNameForSeconds,
 } from "../../usage/mod.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** The real endpoint's base. */
 export const CODEX_USAGE_BASE = "https://chatgpt.com/backend-api";

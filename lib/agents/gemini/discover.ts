@@ -9,10 +9,11 @@
 import { basename, dirname, join, relative } from "node:path";
 // deep on purpose: the read workers load this file; the faces would load smol-toml and the ledger into each
 import { homeDir, relativeTo } from "../../config/paths.ts";
-import { isRecord, parseObject } from "../../derive/bytes.ts";
+import { parseObject } from "../../derive/bytes.ts";
 import { dirEntries } from "../dir_entries.ts";
 import type { Env } from "../../config/mod.ts";
 import type { ProblemSink, TranscriptFile, TranscriptIo } from "../../derive/mod.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** `$GEMINI_CLI_HOME/.gemini` (GEMINI_CLI_HOME defaulting to HOME). */
 export function geminiDir(env: Env): string {

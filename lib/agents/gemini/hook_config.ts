@@ -7,9 +7,9 @@
  */
 import { join } from "node:path";
 import { homeDir } from "../../config/mod.ts";
-import { isObject } from "../hook_file.ts";
 import type { Env, HookConfigAdapter } from "../protocol.ts";
 import { jsonHookAdapter } from "../json_hook_adapter.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** Milliseconds (Gemini's unit); the hook bounds its own stdin read at 3 s. */
 const TIMEOUT_MS = 10000;
@@ -31,7 +31,7 @@ export const geminiHookConfig: HookConfigAdapter = jsonHookAdapter({
   configPath: geminiSettingsPath,
   group: geminiHookGroup,
   silencedBy(root, path) {
-    const config = isObject(root.hooksConfig) ? root.hooksConfig : {};
+    const config = isRecord(root.hooksConfig) ? root.hooksConfig : {};
     if (config.enabled === false) {
       return `${path} sets "hooksConfig": {"enabled": false}, so Gemini CLI runs no hooks (asm's included)`;
     }

@@ -7,11 +7,12 @@
 import { dirname, join } from "node:path";
 import type { LaunchCapability } from "../protocol.ts";
 import { folderAndParents } from "../folder_chain.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 function readJson(path: string): Record<string, unknown> | null {
   try {
     const parsed = JSON.parse(Deno.readTextFileSync(path));
-    return parsed && typeof parsed === "object" ? parsed : null;
+    return isRecord(parsed) ? parsed : null;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof SyntaxError) return null;
     throw err;

@@ -23,7 +23,6 @@ import {
   clip,
   headOf,
   isoOf,
-  isRecord,
   num,
   obj,
   parseLine,
@@ -43,6 +42,7 @@ import type {
 } from "../../derive/mod.ts";
 import type { Env } from "../../config/mod.ts";
 import { discoverGemini, geminiDir, geminiFileOf, geminiFileTag, geminiLogsPath } from "./discover.ts";
+import { errorText, isRecord } from "../../lang/mod.ts";
 
 /** What the fold keeps of one record. */
 export interface GeminiRecord {
@@ -263,7 +263,7 @@ function enrichGemini(sessions: EnrichInput[], _env: Env, io: TranscriptIo): str
     try {
       text = io.readText(path, 32 << 20);
     } catch (err) {
-      problems.push(`${path} could not be read: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`${path} could not be read: ${errorText(err)}`);
     }
     let entries: unknown = null;
     try {

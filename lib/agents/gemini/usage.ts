@@ -8,7 +8,6 @@
  * @module
  */
 import { join } from "node:path";
-import { isRecord } from "../../derive/mod.ts";
 import { homeDir } from "../../config/mod.ts";
 import type { Env } from "../protocol.ts";
 import {
@@ -26,6 +25,7 @@ import {
   type UsageFetchContext,
   type UsageSource,
 } from "../../usage/mod.ts";
+import { isRecord } from "../../lang/mod.ts";
 
 /** The real endpoint's base. */
 export const GEMINI_USAGE_BASE = "https://cloudcode-pa.googleapis.com";
