@@ -41,6 +41,11 @@ async function serve(args: CommandArgs): Promise<number> {
       routes: ROUTES,
     });
   } catch (err) {
+    const { LedgerError } = await import("./lib/ledger/mod.ts");
+    if (err instanceof LedgerError) {
+      console.error(`asm serve: ${err.message}`); // e.g. a read-only ledger file: the sentence says what to do
+      return 1;
+    }
     const taken = err instanceof Deno.errors.AddrInUse;
     if (!taken && !(err instanceof Deno.errors.PermissionDenied)) throw err;
     console.error(
@@ -90,7 +95,7 @@ async function portTaken(port: number): Promise<string> {
 }
 
 async function drain(): Promise<number> {
-  const { drainOnce } = await import("./lib/inbox/mod.ts");
+  const { drainOnce, newDrainState } = await import("./lib/inbox/mod.ts");
   const { Ledger } = await import("./lib/ledger/mod.ts");
   const { acquireWriterLock, ensureDataFolder, harnessRoots, registryOrphanReason, serverLogger } =
     await import(
@@ -102,12 +107,13 @@ async function drain(): Promise<number> {
   const ledger = Ledger.open(join(home, "ledger.sqlite"), { harnessRoots: harnessRoots(home) });
   try {
     const failures = new Map<string, number>();
+    const state = newDrainState();
     const log = serverLogger(home);
     const orphanReason = registryOrphanReason(home);
     const total = { applied: 0, duplicates: 0, ignored: 0, rejected: 0, failed: 0 };
     // passes until the inbox is empty: a file that failed once gets its second try in the next pass
     for (let pass = 0; pass < 1000; pass++) {
-      const r = drainOnce({ asmHome: home, ledger, log, failures, orphanReason });
+      const r = drainOnce({ asmHome: home, ledger, log, failures, orphanReason, state });
       total.applied += r.applied;
       total.duplicates += r.duplicates;
       total.ignored += r.ignored;
@@ -119,6 +125,11 @@ async function drain(): Promise<number> {
       `drained: ${total.applied} applied, ${total.duplicates} duplicates, ${total.ignored} ignored, ` +
         `${total.rejected} rejected`,
     );
+    // a file left behind (a write that failed, a name that could not be moved) is said, not hidden behind a 0
+    if (state.health.last_error) {
+      console.error(`asm drain: ${state.health.last_error}`);
+      return 1;
+    }
     return 0;
   } finally {
     ledger.close();
@@ -145,7 +156,7 @@ const BENCH: CommandSpec = {
   subcommands: [
     {
       name: "hook",
-      summary: "the hook's p50/p90 against a POSIX sh baseline; one JSON line",
+      summary: "the hook's p50/p90 against an empty script on the same runtime and a POSIX sh; one JSON line",
       run: async () => {
         const { benchHook } = await import("./bench/hook.ts");
         console.log(JSON.stringify(await benchHook()));
@@ -188,10 +199,19 @@ const BENCH: CommandSpec = {
     },
     {
       name: "api",
-      summary: "/api/sessions, /api/live and the Sessions page on 10,000 sessions; one JSON line",
+      summary: "/api/sessions, /api/live, the page on 10,000 sessions, memory under load; one JSON line",
       run: async () => {
         const { benchApi } = await import("./bench/api.ts");
         console.log(JSON.stringify(await benchApi()));
+        return 0;
+      },
+    },
+    {
+      name: "poll",
+      summary: "the poll tick and /api/live p50 with 50 live runs (sleeping processes); one JSON line",
+      run: async () => {
+        const { benchPoll } = await import("./bench/poll.ts");
+        console.log(JSON.stringify(await benchPoll()));
         return 0;
       },
     },
@@ -405,6 +425,23 @@ export const TABLE: CommandSpec[] = [
     name: "drain",
     summary: "drain the inbox once (refuses while a server holds the writer lock)",
     run: drain,
+  },
+  {
+    name: "health",
+    summary: "the running server's health, layer by layer, with what is wrong (exit 1 when anything is)",
+    options: { json: { type: "boolean", description: "print the health model as JSON" } },
+    run: async (args) => {
+      const { healthCli } = await import("./lib/cli/recovery.ts");
+      return await healthCli({ json: args.flag("json") });
+    },
+  },
+  {
+    name: "rebuild",
+    summary: "restore the ledger from its newest snapshot, replay kept events, re-import (server stopped)",
+    run: async () => {
+      const { rebuildCli } = await import("./lib/cli/recovery.ts");
+      return await rebuildCli();
+    },
   },
   ...ACTIONS,
   {

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The browser entry: hydrates every island the server rendered, counts renders after hydration
- * (`window.__asmRenders`: it must stay 0 while the page idles), and polls `/api/live` to patch cells in place.
+ * (`window.__asmRenders`: it must stay 0 while the page idles), polls `/api/live` to patch cells in place, and
+ * polls `/api/health` for the one health banner.
  * @module
  */
 import { type ComponentType, h, hydrate, options } from "preact";
@@ -12,6 +13,7 @@ import { startUsagePoll, UsageRow } from "./usage_row.tsx";
 import { Launches } from "./launches.tsx";
 import { SearchBox } from "./search_box.tsx";
 import { startLivePoll } from "./live_poll.ts";
+import { startHealthPoll } from "./health_banner.ts";
 import { loadShell, takeCodeFromAddress } from "./api.ts";
 
 /** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
@@ -53,6 +55,7 @@ function start(): void {
   if (usageProps) startUsagePoll(JSON.parse(usageProps.textContent ?? "{}").readings ?? null);
   wireGlanceJumps();
   startLivePoll(Number(document.body.dataset.pollMs) || 5000);
+  startHealthPoll(Number(document.body.dataset.pollMs) || 5000);
 }
 
 // the key first (a #code= in the address is traded for it), then the page: every poll and action needs it

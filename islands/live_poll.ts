@@ -19,6 +19,7 @@ interface LiveSession {
   agent: string;
   status: string;
   end_reason?: string | null;
+  unsure_reason?: string | null;
   name?: string | null;
   /** the word a person reads (the API keeps the stored key in `activity`) */
   activity_word: string | null;
@@ -56,7 +57,7 @@ async function tick(): Promise<void> {
   } else if (live.revision !== lastRevision) {
     for (const s of live.sessions) {
       if (!shown.has(s.asm_id)) continue;
-      setCell("status", s.asm_id, statusWord(s.status, s.end_reason ?? null).word);
+      setCell("status", s.asm_id, statusWord(s.status, s.end_reason ?? null, s.unsure_reason ?? null).word);
       setCell("activity", s.asm_id, activityText(s.activity_word, s.activity_reason));
       setCell("context", s.asm_id, contextText(s.context_tokens));
     }

@@ -42,7 +42,7 @@ import {
   type RunRow,
 } from "../lib/ledger/mod.ts";
 import { newPollState, pollOnce, type PollReport, procLookup } from "../lib/liveness/mod.ts";
-import { bootId, isSameProcess, LINUX_PROC, readProc, snapshot } from "../lib/procs/mod.ts";
+import { bootId, isSameProcess, LINUX_PROC, type ProcInfo, readProc, snapshot } from "../lib/procs/mod.ts";
 import { type RunningServer, type Service, startServer } from "../lib/server/mod.ts";
 import { type FakeServer, startFake } from "./fakes/mod.ts";
 import type { Check } from "./gate.ts";
@@ -126,6 +126,8 @@ export interface InteractiveAgent {
   until<T>(what: string, check: () => T | null | undefined | false, ms: number): Promise<T>;
   /** Kills the tmux window the agent runs in (what a person closing it with its X does). */
   killWindow(): Promise<void>;
+  /** The agent's processes in its window (Gemini CLI: its launcher and its child), nearest the pane first. */
+  agentProcesses(): Promise<ProcInfo[]>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -488,6 +490,24 @@ async function startInteractive(
     },
     async killWindow() {
       assert.ok((await tmux(["kill-window", "-t", windowId])).ok, `tmux could not kill window ${windowId}`);
+    },
+    async agentProcesses() {
+      const pane = Number((await tmux(["display-message", "-p", "-t", windowId, "#{pane_pid}"])).out.trim());
+      const procs = [...snapshot().values()];
+      const under = new Set([pane]);
+      // `env -i ... agent` execs the agent: the pane's own process may be it
+      const found: ProcInfo[] = procs.filter((p) => p.pid === pane && isAgentProcess(agent, p.exe, p.argv));
+      for (let grew = true; grew;) {
+        grew = false;
+        for (const p of procs) {
+          if (under.has(p.pid) || !under.has(p.ppid)) continue;
+          under.add(p.pid);
+          grew = true;
+          if (isAgentProcess(agent, p.exe, p.argv)) found.push(p);
+        }
+      }
+      for (const p of found) pids.add(p.pid);
+      return found;
     },
     async [Symbol.asyncDispose]() {
       await tmux(["kill-window", "-t", windowId]); // already gone when the test killed it

@@ -146,8 +146,13 @@ async function askServer(server: ServerAddress, out: CliOutput, pollMs: number):
 /** The text form of one session row, led by the shortest prefix of its id that names it alone. */
 function sessionText(s: SessionView, id: string): string {
   const hidden = s.hidden ? ` [hidden: ${s.hidden_reason}]` : "";
-  return `${id}  ${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${s.status.padEnd(7)} ` +
-    `${String(s.turns ?? "-").padStart(4)} turns  ${s.project ?? "-"}  ${s.title ?? "(untitled)"}${hidden}`;
+  // a live session whose process asm cannot prove is not called live (the page reads UNSURE)
+  const status = s.unsure_reason && (s.status === "live" || s.status === "starting") ? "unsure" : s.status;
+  const unsure = status === "unsure" ? ` [unsure: ${s.unsure_reason}]` : "";
+  return `${id}  ${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${status.padEnd(7)} ` +
+    `${String(s.turns ?? "-").padStart(4)} turns  ${s.project ?? "-"}  ${
+      s.title ?? "(untitled)"
+    }${hidden}${unsure}`;
 }
 
 /**

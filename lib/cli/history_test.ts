@@ -61,6 +61,7 @@ const FIELDS = [
   "skills",
   "hidden",
   "hidden_reason",
+  "unsure_reason",
   "started_at",
   "last_seen",
 ];

@@ -239,6 +239,35 @@ Deno.test("END claims killed, stops the proven process and counts its window clo
   await refused(endSession(w.deps, asmId), "conflict", /not running \(it is killed\)/);
 });
 
+Deno.test("END that cannot signal, or whose process will not go, gives its claim back and says what happened", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const { pid } = await w.started();
+  const asmId = w.session(pid);
+  const ticks = identityOf(pid)!.procStart;
+  // the signal itself is refused (as for a process of another user)
+  const refusing = {
+    ...w.deps,
+    kill: () => {
+      throw new Deno.errors.PermissionDenied("Operation not permitted (os error 1)");
+    },
+  };
+  await refused(
+    endSession(refusing, asmId),
+    "conflict",
+    /could not signal .*Operation not permitted.*as it was/,
+  );
+  assert.equal(w.ledger.session(asmId)?.status, "live", "the claim is released: the page does not say ENDED");
+  // the signals are sent but the process stays (stuck in the kernel, say): no claim either
+  const ignored = { ...w.deps, kill: () => {}, endWaitMs: 200 };
+  await refused(endSession(ignored, asmId), "conflict", /SIGTERM and then SIGKILL.*still running/);
+  assert.equal(w.ledger.session(asmId)?.status, "live");
+  assert.equal(isSameProcess({ pid, procStart: ticks, bootId: null }), true, "it was never signalled");
+  // and a real END still works afterwards
+  assert.equal((await endSession(w.deps, asmId)).exited, true);
+  assert.equal(w.ledger.session(asmId)?.status, "killed");
+});
+
 Deno.test("END refuses a recycled pid and a shared binary with a sentence, and signals nothing", async () => {
   await using w = world();
   const outside = new Deno.Command("head", { args: ["-n", "1"], stdin: "piped", stdout: "null" }).spawn();

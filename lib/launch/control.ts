@@ -8,6 +8,7 @@
 import { adapterOf, type AgentConfig, isAgentProcess } from "../agents/mod.ts";
 import { isoAt, type RunRow, type SessionRow } from "../ledger/mod.ts";
 import { bootId, isSameProcess, LINUX_PROC, type ProcInfo, snapshot } from "../procs/mod.ts";
+import { errorText } from "../lang/mod.ts";
 import { type ActionDeps, ActionRefused } from "./deps.ts";
 import { paneCarrying, proveRun } from "./proof.ts";
 import type { PaneInfo } from "./terminal_host.ts";
@@ -112,9 +113,9 @@ async function gone(
   }
 }
 
-function signal(pid: number, sig: "SIGTERM" | "SIGKILL"): void {
+function signal(deps: ActionDeps, pid: number, sig: "SIGTERM" | "SIGKILL"): void {
   try {
-    Deno.kill(pid, sig);
+    (deps.kill ?? Deno.kill)(pid, sig);
   } catch (err) {
     // gone between the proof and the signal: that is what END wanted
     if (
@@ -147,22 +148,44 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
   const pane = runs.map(({ proc }) => paneCarrying(panes, procs, proc.pid)).find((p) => p !== null) ?? null;
   const before = pane ? await deps.host.windowCount() : null;
 
+  const claimedFrom = deps.ledger.session(asmId)!;
   deps.ledger.claimKilled(asmId, isoAt(deps.now?.()));
   const targets = runs.map(({ proc }) => ({ pid: proc.pid, startTicks: proc.startTicks }));
-  for (const t of targets) signal(t.pid, "SIGTERM");
   const waitMs = deps.endWaitMs ?? 5000;
   let used: EndResult["signal"] = "SIGTERM";
-  let exited = await gone(targets, deps, waitMs);
-  if (!exited) {
-    // only a process that is still provably the same one gets the harder signal
-    used = "SIGKILL";
-    const source = deps.proc ?? LINUX_PROC;
-    for (const t of targets) {
-      if (isSameProcess({ pid: t.pid, procStart: t.startTicks, bootId: null }, source)) {
-        signal(t.pid, "SIGKILL");
+  let exited: boolean;
+  try {
+    for (const t of targets) signal(deps, t.pid, "SIGTERM");
+    exited = await gone(targets, deps, waitMs);
+    if (!exited) {
+      // only a process that is still provably the same one gets the harder signal
+      used = "SIGKILL";
+      const source = deps.proc ?? LINUX_PROC;
+      for (const t of targets) {
+        if (isSameProcess({ pid: t.pid, procStart: t.startTicks, bootId: null }, source)) {
+          signal(deps, t.pid, "SIGKILL");
+        }
       }
+      exited = await gone(targets, deps, 2000);
     }
-    exited = await gone(targets, deps, 2000);
+  } catch (err) {
+    release(deps, asmId, claimedFrom);
+    throw new ActionRefused(
+      "conflict",
+      `END could not signal the session's process (pid ${targets.map((t) => t.pid).join(", ")}): ${
+        errorText(err)
+      }; the session is as it was`,
+    );
+  }
+  if (!exited) {
+    // not even SIGKILL made it go (a process stuck in the kernel): the claim would be a lie on the page
+    release(deps, asmId, claimedFrom);
+    throw new ActionRefused(
+      "conflict",
+      `END sent SIGTERM and then SIGKILL, but the session's process (pid ${
+        targets.map((t) => t.pid).join(", ")
+      }) is still running; the session is as it was`,
+    );
   }
   let after: number | null = null;
   let closed: boolean | null = null;
@@ -194,6 +217,16 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
     windows_after: after,
     window_closed: closed,
   };
+}
+
+/** Takes END's claim back on its failure path: the session returns to the status, end and reason it had. */
+function release(deps: ActionDeps, asmId: string, before: SessionRow): void {
+  deps.ledger.releaseKill(asmId, {
+    status: before.status,
+    ended_at: before.ended_at,
+    end_reason: before.end_reason,
+  });
+  deps.log?.({ what: "END released its claim", asm_id: asmId, status: before.status });
 }
 
 /** The pane carrying one of the session's proven processes, or a refusal. */

@@ -25,6 +25,8 @@ export interface ActionDeps {
   proc?: ProcSource;
   /** The deno that runs the shim (default: the one running asm). */
   denoPath?: string;
+  /** Sends a signal to a process (default `Deno.kill`); tests hand in one that fails or does nothing. */
+  kill?: (pid: number, signal: "SIGTERM" | "SIGKILL") => void;
   /** How long END waits for the process, then for the window, to go (default 5000 ms each). */
   endWaitMs?: number;
   log?: Log;

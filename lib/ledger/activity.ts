@@ -57,6 +57,8 @@ export interface LiveRow {
   activity_at: string | null;
   context_tokens: number | null;
   hidden_reason: string | null;
+  /** why asm cannot prove the session's process; null when it can */
+  unsure_reason: string | null;
 }
 
 function runOf(r: Row): RunRow {
@@ -155,14 +157,35 @@ export function recordActivity(ledger: Ledger, updates: readonly ActivityUpdate[
   });
 }
 
-/** A finished session has no activity: clears the word of every session that is no longer live or starting. */
+/**
+ * Stores how sure asm is of each live session's process (null: proven), only on sessions still live or starting
+ * and only where it changed. Returns how many rows changed.
+ */
+export function recordUnsure(ledger: Ledger, reasons: ReadonlyMap<string, string | null>): number {
+  if (reasons.size === 0) return 0;
+  return ledger[DB].write((db) => {
+    const update = db.prepare(
+      `UPDATE sessions SET unsure_reason = $reason
+       WHERE asm_id = $asm_id AND status IN ('live', 'starting') AND unsure_reason IS NOT $reason`,
+    );
+    let changed = 0;
+    for (const [asmId, reason] of reasons) changed += Number(update.run({ asm_id: asmId, reason }).changes);
+    return changed;
+  });
+}
+
+/**
+ * A finished session has no activity and no doubt: clears the word (and the unsure reason) of every session that
+ * is no longer live or starting.
+ */
 export function clearFinishedActivity(ledger: Ledger): number {
   return ledger[DB].write((db) =>
     Number(
       db.prepare(
-        `UPDATE sessions SET activity = NULL, activity_reason = NULL, activity_at = NULL
+        `UPDATE sessions SET activity = NULL, activity_reason = NULL, activity_at = NULL, unsure_reason = NULL
          WHERE status NOT IN ('live', 'starting')
-           AND (activity IS NOT NULL OR activity_reason IS NOT NULL OR activity_at IS NOT NULL)`,
+           AND (activity IS NOT NULL OR activity_reason IS NOT NULL OR activity_at IS NOT NULL
+                OR unsure_reason IS NOT NULL)`,
       ).run().changes,
     )
   );
@@ -189,7 +212,7 @@ export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveR
   const { db } = ledger[DB];
   const rows = db.prepare(
     `SELECT asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
-       context_tokens, ${HIDDEN_REASON_SQL} AS hidden_reason
+       context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason
      FROM sessions
      WHERE status IN ('live', 'starting') ${options.all ? "" : `AND ${HIDDEN_REASON_SQL} IS NULL`}
      ORDER BY started_at DESC, asm_id`,
@@ -206,5 +229,6 @@ export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveR
     activity_at: r.activity_at as string | null,
     context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
     hidden_reason: r.hidden_reason as string | null,
+    unsure_reason: r.unsure_reason as string | null,
   }));
 }

@@ -261,6 +261,8 @@ export interface SessionView {
   skills: string[];
   hidden: boolean;
   hidden_reason: string | null;
+  /** why asm cannot prove a live session's process (the page reads UNSURE); null when it can */
+  unsure_reason: string | null;
   started_at: string | null;
   last_seen: string | null;
 }
@@ -268,9 +270,14 @@ export interface SessionView {
 /** The sessions, newest first: the visible ones, or every row with `all`. Works on a read-only connection. */
 export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}): SessionView[] {
   const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
+  // a read-only reader may look at a ledger a server of an older asm still writes (schema 5 has no such column)
+  const unsure = db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'unsure_reason'").get()
+    ? "unsure_reason"
+    : "NULL";
   const rows = db.prepare(
     `SELECT asm_id, agent, agent_session_id, status, COALESCE(NULLIF(name, ''), title) AS title, project, turns,
-       context_tokens, closeout_state, started_at, last_seen, ${HIDDEN_REASON_SQL} AS hidden_reason
+       context_tokens, closeout_state, started_at, last_seen, ${unsure} AS unsure_reason,
+       ${HIDDEN_REASON_SQL} AS hidden_reason
      FROM sessions ${where} ORDER BY last_seen IS NULL, last_seen DESC, asm_id`,
   ).all() as Row[];
   const skills = new Map<string, string[]>();
@@ -294,6 +301,7 @@ export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}
     skills: skills.get(String(r.asm_id)) ?? [],
     hidden: r.hidden_reason !== null,
     hidden_reason: r.hidden_reason as string | null,
+    unsure_reason: r.unsure_reason as string | null,
     started_at: r.started_at as string | null,
     last_seen: r.last_seen as string | null,
   }));

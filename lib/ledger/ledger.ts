@@ -19,7 +19,9 @@ import {
   type Status,
   transition,
 } from "./transition.ts";
-import type { Clock } from "../lang/mod.ts";
+import { type Clock, errorText } from "../lang/mod.ts";
+import { type FileIdentity, fileIdentity, identityProblem, LedgerUnwritableError } from "./ledger_file.ts";
+import { cacheStatements } from "./statement_cache.ts";
 
 /** Options of `Ledger.open`. */
 export interface LedgerOptions {
@@ -105,10 +107,15 @@ export class Ledger {
   #now: Clock;
   #version = 0;
   #statements = new Map<string, StatementSync>();
+  /** the file SQLite opened (null for ":memory:"): a write goes only into the file still at `path` */
+  #opened: FileIdentity | null;
+  /** why writes are held (the server's watch found the file or its folder read-only), or null */
+  #held: string | null = null;
 
-  private constructor(path: string, db: DatabaseSync, options: LedgerOptions) {
+  private constructor(path: string, db: DatabaseSync, options: LedgerOptions, opened: FileIdentity | null) {
     this.path = path;
     this.#db = db;
+    this.#opened = opened;
     this.#harnessRoots = options.harnessRoots ?? [];
     this.#now = options.now ?? Date.now;
   }
@@ -122,15 +129,63 @@ export class Ledger {
   static open(path: string, options: LedgerOptions = {}): Ledger {
     // every prompt is in here: SQLite gives its -wal and -shm files the database file's own mode, so a new
     // ledger is created 0600 before SQLite opens it (":memory:" has no file)
-    if (path !== ":memory:") Deno.writeFileSync(path, new Uint8Array(0), { append: true, mode: 0o600 });
-    const db = new DatabaseSync(path);
+    // (opening it for writing here also proves it writable: SQLite would quietly open a read-only file read-only,
+    // and no later chmod would let that connection write; this is the last time asm opens the file itself)
+    if (path !== ":memory:") {
+      try {
+        Deno.writeFileSync(path, new Uint8Array(0), { append: true, mode: 0o600 });
+      } catch (err) {
+        throw new LedgerError(
+          `the ledger file ${path} cannot be opened for writing (${errorText(err)}); make it writable ` +
+            `(chmod u+w ${path}) and start again`,
+        );
+      }
+    }
+    // each SQL text compiled once per connection: see statement_cache.ts (native memory V8 does not count)
+    const db = cacheStatements(new DatabaseSync(path));
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA foreign_keys = ON");
-    const ledger = new Ledger(path, db, options);
+    const ledger = new Ledger(path, db, options, path === ":memory:" ? null : fileIdentity(path));
     ledger.#migrate();
     return ledger;
+  }
+
+  /**
+   * Why a write would be refused now, or null: the path no longer names the file SQLite opened (deleted or
+   * replaced), or writes are held (see {@link holdWrites}).
+   */
+  writeRefusal(): string | null {
+    return identityProblem(this.fileIdentities())?.sentence ?? this.#held;
+  }
+
+  /** The identity of the file SQLite opened and of what is at the path now (for the health model). */
+  fileIdentities(): { path: string; opened: FileIdentity | null; current: FileIdentity | null } {
+    return {
+      path: this.path,
+      opened: this.#opened,
+      current: this.#opened === null ? null : fileIdentity(this.path),
+    };
+  }
+
+  /**
+   * Holds every write (each throws `LedgerUnwritableError` with `reason`) until called with null: the server's
+   * watch holds them while the file or its folder is read-only, so nothing is written that a restart could not
+   * open for writing, and lets them go when the mode is fixed; the open connection was never closed, so no
+   * restart is needed.
+   */
+  holdWrites(reason: string | null): void {
+    this.#held = reason;
+  }
+
+  /**
+   * Writes a consistent copy of the database, read through this connection, into `target` (an empty file the
+   * caller created with the mode it wants, or none). Through this connection because a ledger deleted while open
+   * can be read only here: this is how what it held is saved.
+   */
+  snapshotInto(target: string): void {
+    this.#db.prepare("VACUUM INTO ?").run(target);
   }
 
   /**
@@ -181,6 +236,9 @@ export class Ledger {
   }
 
   #tx<T>(fn: () => T): T {
+    // before every write, not on a timer: a write into a deleted ledger is lost for good (one stat, ~2 us)
+    const refusal = this.writeRefusal();
+    if (refusal !== null) throw new LedgerUnwritableError(refusal);
     this.#db.exec("BEGIN IMMEDIATE");
     try {
       const out = fn();
@@ -188,7 +246,13 @@ export class Ledger {
       this.#version++;
       return out;
     } catch (err) {
-      this.#db.exec("ROLLBACK");
+      // SQLite rolls some failures back by itself (a full disk, an I/O error): a ROLLBACK then fails with "no
+      // transaction is active", and throwing that would hide the cause a person has to act on
+      try {
+        if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      } catch {
+        // the error that made us roll back is the one thrown below; a failed rollback is its consequence
+      }
       throw err;
     }
   }
@@ -255,6 +319,25 @@ export class Ledger {
   /** END: claim `killed` BEFORE the signal, so a poll landing in between cannot overwrite it. */
   claimKilled(asmId: string, at: string, reason?: string): Status | null {
     return this.#input(asmId, { kind: "kill_claimed", at, reason });
+  }
+
+  /**
+   * END failed after its claim: the session goes back to the status it had (the spec: claim before you act,
+   * release on failure). A session no longer killed (a later start revived it) is left as it is.
+   */
+  releaseKill(
+    asmId: string,
+    previous: { status: Status; ended_at: string | null; end_reason: string | null },
+  ): Status | null {
+    return this.#input(asmId, { kind: "kill_released", previous });
+  }
+
+  /**
+   * The agent's own records, verified against the process table, name the process carrying this live session
+   * (whose hook events named none): it becomes the session's run, judged by pid and start ticks from then on.
+   */
+  adoptRun(asmId: string, run: ProcessKey & { boot_id: string | null }, at: string): Status | null {
+    return this.#input(asmId, { kind: "run_evidenced", run, at });
   }
 
   #input(asmId: string, input: LedgerInput): Status | null {

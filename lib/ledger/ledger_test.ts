@@ -156,7 +156,7 @@ Deno.test("a SessionStart that skipped standing rules sets the row's rules note 
   Deno.removeSync(dir, { recursive: true });
 });
 
-Deno.test("a version 4 ledger is migrated to version 5 and its sessions have no rules note", () => {
+Deno.test("a version 4 ledger is migrated to the current version; its sessions have no rules note and no doubt", () => {
   const dir = Deno.makeTempDirSync({ prefix: "asm-ledger-" });
   const path = join(dir, "ledger.sqlite");
   const old = new DatabaseSync(path);
@@ -167,8 +167,9 @@ Deno.test("a version 4 ledger is migrated to version 5 and its sessions have no 
   );
   old.close();
   const ledger = Ledger.open(path);
-  assert.equal(ledger.schemaVersion(), 5);
-  assert.equal(ledger.query("SELECT rules_note FROM sessions WHERE asm_id = 'a1'")[0].rules_note, null);
+  assert.equal(ledger.schemaVersion(), SCHEMA_VERSION);
+  const row = ledger.query("SELECT rules_note, unsure_reason FROM sessions WHERE asm_id = 'a1'")[0];
+  assert.deepEqual([row.rules_note, row.unsure_reason], [null, null]);
   ledger.close();
   Deno.removeSync(dir, { recursive: true });
 });

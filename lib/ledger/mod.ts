@@ -38,6 +38,16 @@ export {
 } from "./derived.ts";
 export { openReadOnly, type ReadOnlyLedger } from "./read_only.ts";
 export {
+  type FileIdentity,
+  freeBytesAt,
+  LEDGER_MIN_FREE_BYTES,
+  type LedgerFileFacts,
+  type LedgerFileProblem,
+  ledgerFileProblem,
+  LedgerUnwritableError,
+} from "./ledger_file.ts";
+export { snapshotLedgerFile } from "./snapshot.ts";
+export {
   type ActivityUpdate,
   clearFinishedActivity,
   closeGoneRuns,
@@ -48,6 +58,7 @@ export {
   pollRows,
   type PollSessionRow,
   recordActivity,
+  recordUnsure,
 } from "./activity.ts";
 export {
   type AdoptedThread,

@@ -9,6 +9,7 @@ import { MIGRATION_2_HISTORY } from "./schema_history.ts";
 import { MIGRATION_3_LIVENESS } from "./schema_liveness.ts";
 import { MIGRATION_4_SEARCH } from "./schema_search.ts";
 import { MIGRATION_5_RULES } from "./schema_rules.ts";
+import { MIGRATION_6_UNSURE } from "./schema_unsure.ts";
 
 export type { Migration };
 
@@ -141,6 +142,7 @@ CREATE TABLE meta (
   MIGRATION_3_LIVENESS,
   MIGRATION_4_SEARCH,
   MIGRATION_5_RULES,
+  MIGRATION_6_UNSURE,
 ];
 
 /** The version a fully migrated ledger reports. */

@@ -63,7 +63,11 @@ export type LedgerInput =
   /** the poll found these runs' processes gone (pid missing, start ticks differ, or another boot) */
   | { kind: "runs_gone"; runs: ProcessKey[]; at: string }
   /** END was pressed: claimed before the signal so a poll landing in between cannot overwrite it */
-  | { kind: "kill_claimed"; at: string; reason?: string };
+  | { kind: "kill_claimed"; at: string; reason?: string }
+  /** END failed after its claim (the signal was refused, the process would not go): the claim is taken back */
+  | { kind: "kill_released"; previous: Pick<SessionState, "status" | "ended_at" | "end_reason"> }
+  /** the agent's own records (verified against the process table) name the process carrying a live session */
+  | { kind: "run_evidenced"; run: ProcessKey & { boot_id: string | null }; at: string };
 
 const FINISHED: ReadonlySet<Status> = new Set(["ended", "lost", "killed"]);
 
@@ -275,6 +279,43 @@ function applyKillClaimed(state: LedgerState, at: string, reason: string): Ledge
   return { session: s, runs: state.runs.map((r) => ({ ...r })) };
 }
 
+function applyKillReleased(
+  state: LedgerState,
+  previous: Pick<SessionState, "status" | "ended_at" | "end_reason">,
+): LedgerState {
+  if (!state.session || state.session.status !== "killed") return state;
+  // only the claim goes back: what the session said meanwhile (its runs, its last sighting) stays
+  const s = {
+    ...state.session,
+    status: previous.status,
+    ended_at: previous.ended_at,
+    end_reason: previous.end_reason,
+  };
+  return { session: s, runs: state.runs.map((r) => ({ ...r })) };
+}
+
+function applyRunEvidenced(
+  state: LedgerState,
+  run: ProcessKey & { boot_id: string | null },
+  at: string,
+): LedgerState {
+  const s = state.session;
+  if (!s || (s.status !== "live" && s.status !== "starting")) return state;
+  const runs = state.runs.map((r) => ({ ...r }));
+  if (runs.some((r) => sameProcess(r, run) && r.ended_at === null)) return state;
+  runs.push({
+    pid: run.pid,
+    proc_start: run.proc_start,
+    boot_id: run.boot_id,
+    launch_token: null,
+    started_at: at,
+    ended_at: null,
+    start_source: "evidence",
+    end_reason: null,
+  });
+  return { session: { ...s, status: "live" }, runs };
+}
+
 /**
  * The next state of a session after one input. Pure: same inputs, same output; the inputs are not mutated.
  * Duplicate events are discarded before this is called (the ledger keys events on event_id).
@@ -287,5 +328,9 @@ export function transition(state: LedgerState, input: LedgerInput): LedgerState 
       return applyRunsGone(state, input.runs, input.at);
     case "kill_claimed":
       return applyKillClaimed(state, input.at, input.reason ?? "ended from asm");
+    case "kill_released":
+      return applyKillReleased(state, input.previous);
+    case "run_evidenced":
+      return applyRunEvidenced(state, input.run, input.at);
   }
 }

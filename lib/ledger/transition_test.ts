@@ -107,6 +107,51 @@ const table: {
     open: 1,
   },
   {
+    name: "killed + END failing after its claim -> the status it had before (the claim is released)",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      { kind: "kill_claimed", at: t("01:00") },
+      { kind: "kill_released", previous: { status: "live", ended_at: null, end_reason: null } },
+    ],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "live (revived by a newer start meanwhile) + a late release -> unchanged",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      {
+        kind: "kill_released",
+        previous: { status: "lost", ended_at: t("00:30"), end_reason: "process gone" },
+      },
+    ],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "live with no run + the agent's own records naming its process -> live, with that run",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00", { agent_pid: null, agent_proc_start: null }),
+      { kind: "run_evidenced", run: { pid: 777, proc_start: 9, boot_id: "b" }, at: t("00:05") },
+    ],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
+    name: "ended + the agent's own records naming a process -> unchanged (only a live session gets a run)",
+    from: withStatus("ended", t("00:30")),
+    inputs: [{ kind: "run_evidenced", run: { pid: 777, proc_start: 9, boot_id: "b" }, at: t("00:40") }],
+    status: "ended",
+    runs: 1,
+    open: 0,
+  },
+  {
     name: "killed + a later poll finding the process gone -> still killed",
     from: EMPTY,
     inputs: [
@@ -340,6 +385,37 @@ Deno.test("prompts are counted once per prompt event", () => {
     hook("UserPromptSubmit", "00:02"),
   ]);
   assert.equal(out.session?.prompts, 2);
+});
+
+Deno.test("a run from the agent's records is started when the poll saw it, from evidence, and kept once", () => {
+  const evidenced: LedgerInput = {
+    kind: "run_evidenced",
+    run: { pid: 777, proc_start: 9, boot_id: "b" },
+    at: t("00:05"),
+  };
+  const s = run([
+    hook("SessionStart", "00:00", { agent_pid: null, agent_proc_start: null }),
+    evidenced,
+    evidenced,
+  ]);
+  assert.equal(s.runs.length, 1, "the same process is one run, however many polls name it");
+  assert.deepEqual(
+    [s.runs[0].pid, s.runs[0].proc_start, s.runs[0].boot_id, s.runs[0].started_at, s.runs[0].start_source],
+    [777, 9, "b", t("00:05"), "evidence"],
+  );
+});
+
+Deno.test("a released kill claim gives back the end the session had", () => {
+  const lost = withStatus("lost", t("00:30"));
+  const s = run([
+    { kind: "kill_claimed", at: t("01:00") },
+    { kind: "kill_released", previous: { status: "lost", ended_at: t("00:30"), end_reason: "earlier" } },
+  ], lost);
+  assert.deepEqual([s.session!.status, s.session!.ended_at, s.session!.end_reason], [
+    "lost",
+    t("00:30"),
+    "earlier",
+  ]);
 });
 
 Deno.test("a kill claim records when and why, and a resume clears the end", () => {

@@ -8,6 +8,10 @@
  * longer carries a session (Claude after `/clear`, a Codex daemon that let a thread go); that softer proof must
  * hold on two polls in a row before the run closes, so a record caught mid-rewrite cannot end a session.
  *
+ * A live session with no run (its hook events named no agent process) is proven from the agent's own records
+ * alone: when they list it with a verified process, that process becomes its run (`adopt`); when they do not,
+ * the session is "unsure" with the reason, never simply LIVE (transcript recency never proves a process).
+ *
  * Activity follows agent-island-state-model.txt: the newest evidence, the agent's own record first; recency alone
  * is never a state; "Needs attention" only for a session asm itself saw working whose evidence then stopped
  * moving without a turn end for the agent's `stalled_minutes`.
@@ -96,8 +100,16 @@ export interface Judgement {
   activity: Map<string, Activity | null>;
   /** Status values an agent wrote that asm does not know (the shell logs each once). */
   unknown: { agent: string; value: string }[];
+  /** Each session still live or starting: why its process cannot be proven, or null when it is. */
+  unsure: Map<string, string | null>;
+  /** Processes the agent's own records name for live sessions that have no run: each becomes the session's run. */
+  adopt: { asmId: string; pid: number; procStart: number }[];
   memory: PollMemory;
 }
+
+/** Why a live session with no run, that its agent's own records do not list, cannot be proven. */
+export const UNSURE_NO_PROCESS =
+  "asm knows no process of this session: its hook events named none, and the agent's own records do not list it";
 
 /** The key a run is remembered by. */
 export function runKey(run: Pick<OpenRun, "asmId" | "pid" | "procStart">): string {
@@ -265,10 +277,20 @@ export function judge(facts: PollFacts): Judgement {
   const activity = new Map<string, Activity | null>();
   const sawWorking = new Set<string>();
   const unknown: { agent: string; value: string }[] = [];
+  const unsure = new Map<string, string | null>();
+  const adopt: Judgement["adopt"] = [];
   for (const session of facts.sessions) {
     if (session.status !== "live" && session.status !== "starting") continue;
     // every open run gone: the session becomes lost and has no activity
     if (gone.has(session.asmId) && !aliveRuns.has(session.asmId)) continue;
+    if (aliveRuns.has(session.asmId)) {
+      unsure.set(session.asmId, null);
+    } else {
+      // no run at all: only the agent's own records (each entry verified against the process table) may prove it
+      const own = facts.evidence.get(session.agent)?.sessions.get(session.agentSessionId);
+      if (own) adopt.push({ asmId: session.asmId, pid: own.pid, procStart: own.procStart });
+      unsure.set(session.asmId, own ? null : UNSURE_NO_PROCESS);
+    }
     const judged = judgeActivity({
       status: session.status,
       own: facts.evidence.get(session.agent)?.sessions.get(session.agentSessionId)?.activity ?? null,
@@ -282,5 +304,5 @@ export function judge(facts: PollFacts): Judgement {
     if (judged.sawWorking) sawWorking.add(session.asmId);
     if (judged.unknown !== null) unknown.push({ agent: session.agent, value: judged.unknown });
   }
-  return { gone, activity, unknown, memory: { sawWorking, doubted } };
+  return { gone, activity, unknown, unsure, adopt, memory: { sawWorking, doubted } };
 }

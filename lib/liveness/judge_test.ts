@@ -12,6 +12,7 @@ import {
   type PollFacts,
   type ProcTable,
   runKey,
+  UNSURE_NO_PROCESS,
 } from "./judge.ts";
 
 const BOOT = "boot-now";
@@ -389,4 +390,43 @@ Deno.test("a killed session whose process is still running gets no activity word
   const j = judge(poll({ runs: [run()], sessions: [{ ...session("asm-1", "sid-1"), status: "killed" }] }));
   assert.equal(j.gone.size, 0);
   assert.equal(j.activity.size, 0);
+});
+
+Deno.test("how sure asm is of each live session's process: its runs, else the agent's own records, else unsure", () => {
+  const rows: [string, Partial<PollFacts>, { unsure: string | null; adopt: boolean }][] = [
+    [
+      "a live run proves it",
+      { runs: [run({ asmId: "s" })], procs: table({ 100: 5000 }) },
+      { unsure: null, adopt: false },
+    ],
+    [
+      "no run, and the agent's own records list it (verified by pid and start ticks): its process becomes the run",
+      { evidence: new Map([["claude", report([["sid-1", own("idle", "idle", 9)]])]]) },
+      { unsure: null, adopt: true },
+    ],
+    ["no run, and nothing of the agent's lists it: unsure, with the reason", {}, {
+      unsure: UNSURE_NO_PROCESS,
+      adopt: false,
+    }],
+    [
+      "no run, and the agent's records list another session only: unsure",
+      { evidence: new Map([["claude", report([["sid-other", own("idle", "idle", 9)]])]]) },
+      { unsure: UNSURE_NO_PROCESS, adopt: false },
+    ],
+    [
+      "a recent transcript (recency alone) proves nothing",
+      { sessions: [{ ...session("s", "sid-1"), transcriptAt: at(9) }] },
+      { unsure: UNSURE_NO_PROCESS, adopt: false },
+    ],
+  ];
+  for (const [name, overrides, want] of rows) {
+    const j = judge(poll({ sessions: [session("s", "sid-1")], ...overrides }));
+    assert.equal(j.unsure.get("s"), want.unsure, name);
+    assert.deepEqual(j.adopt, want.adopt ? [{ asmId: "s", pid: 1, procStart: 1 }] : [], name);
+  }
+  // a session whose every run is gone is lost, not unsure: it is not judged for doubt at all
+  const gone = judge(
+    poll({ runs: [run({ asmId: "s" })], procs: table({}), sessions: [session("s", "sid-1")] }),
+  );
+  assert.equal(gone.unsure.has("s"), false);
 });

@@ -24,6 +24,8 @@ export interface LiveSessionView {
   context_tokens: number | null;
   /** Why the row is hidden from the default list; only present in `?all=1` answers. */
   hidden_reason: string | null;
+  /** Why asm cannot prove the session's process (the page reads UNSURE, not LIVE); null when it can. */
+  unsure_reason: string | null;
 }
 
 /** A launch still waiting for its session (its window is open; the agent may be showing its own dialog). */
@@ -64,6 +66,7 @@ export function liveViews(rows: readonly LiveRow[]): LiveSessionView[] {
     activity_at: r.activity_at,
     context_tokens: r.context_tokens,
     hidden_reason: r.hidden_reason,
+    unsure_reason: r.unsure_reason,
   }));
 }
 

@@ -16,6 +16,7 @@ function row(overrides: Partial<LiveRow> = {}): LiveRow {
     activity_at: "2026-11-29T22:00:00.000Z",
     context_tokens: null,
     hidden_reason: null,
+    unsure_reason: null,
     ...overrides,
   };
 }

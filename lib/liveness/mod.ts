@@ -4,7 +4,8 @@
  * @module
  */
 export { reapGoneRuns } from "./gone.ts";
-export type { PollMemory } from "./judge.ts";
+export { type PollMemory, UNSURE_NO_PROCESS } from "./judge.ts";
+export { activityWord } from "./words.ts";
 export {
   newPollState,
   type PollDeps,

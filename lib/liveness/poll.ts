@@ -25,6 +25,7 @@ import {
   pollRows,
   type ProcessKey,
   recordActivity,
+  recordUnsure,
   toIso,
 } from "../ledger/mod.ts";
 import { bootId, LINUX_PROC, type ProcInfo, type ProcSource, readProc } from "../procs/mod.ts";
@@ -137,8 +138,9 @@ export function pollOnce(deps: PollDeps): PollReport {
   const judgement = judgeNow(rows, open.runs, evidence, { deps, state, agents, procs, source, at });
   state.memory = judgement.memory;
   const { closed, lost } = closeGone(judgement, ledger, at, deps.log);
+  adoptRuns(judgement, ledger, { at, bootId: bootId(source), log: deps.log });
   logUnknown(judgement, state, deps.log);
-  const changed = recordJudgedActivity(judgement, ledger);
+  const changed = recordJudgedActivity(judgement, ledger) + recordUnsure(ledger, judgement.unsure);
   return { at, runs: open.runs.length, sessions: judgement.activity.size, closed, lost, changed };
 }
 
@@ -264,6 +266,21 @@ function closeGone(
     log?.({ what: "poll: runs gone", asm_id: asmId, runs: g.runs, why: g.why, status });
   }
   return { closed: [...gone.values()].reduce((n, r) => n + r.length, 0), lost };
+}
+
+/**
+ * A live session with no run whose agent's own records name its process: that process becomes its run (so the
+ * next poll judges it by pid and start ticks, and its end is seen). One log line each.
+ */
+function adoptRuns(
+  judgement: Judgement,
+  ledger: Ledger,
+  context: { at: string; bootId: string | null; log: PollDeps["log"] },
+): void {
+  for (const a of judgement.adopt) {
+    ledger.adoptRun(a.asmId, { pid: a.pid, proc_start: a.procStart, boot_id: context.bootId }, context.at);
+    context.log?.({ what: "poll: run from the agent's own records", asm_id: a.asmId, pid: a.pid });
+  }
 }
 
 /** An activity value an agent reported that asm does not know: one line per (agent, value). */

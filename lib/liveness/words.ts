@@ -8,6 +8,8 @@ import type { ActivityWord } from "./judge.ts";
 /** Stored activity -> the word on the page. */
 export const ACTIVITY_WORDS: Readonly<Record<ActivityWord, string>> = {
   working: "Working",
+  // the agent's own retry after an API error (its evidence says so): not work being done
+  retrying: "Retrying",
   waiting: "Waiting on you",
   idle: "Idle",
   shell: "Shell",

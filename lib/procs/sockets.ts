@@ -118,20 +118,26 @@ export function peerOwner(
   serverPort: number,
   proc: ProcSource = LINUX_PROC,
 ): PeerOwner {
-  const table = socketTable(proc);
-  if (table === null) return "unknown";
-  for (const row of table) {
-    // only a connection's live row (established, or half-closed by a client that sent its request and shut
-    // its side): a TIME_WAIT row of an earlier connection on the same ports is owned by no one (the kernel
-    // shows uid 0) and must never answer for the one being served
-    if (
-      CLIENT_STATES.has(row.state) && row.local.port === peer.port && row.remote.port === serverPort &&
-      sameAddress(peer.hostname, row.local.address)
-    ) {
-      return { uid: row.uid };
+  let read = false;
+  // tcp6 only when tcp has no answer: each read walks the kernel's whole connection hash (about 5 ms here, on
+  // every request), and a connection's client end is one socket, in one of the two tables
+  for (const path of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = proc.readText(path);
+    if (text === null) continue;
+    read = true;
+    for (const row of parseSocketTable(text)) {
+      // only a connection's live row (established, or half-closed by a client that sent its request and shut
+      // its side): a TIME_WAIT row of an earlier connection on the same ports is owned by no one (the kernel
+      // shows uid 0) and must never answer for the one being served
+      if (
+        CLIENT_STATES.has(row.state) && row.local.port === peer.port && row.remote.port === serverPort &&
+        sameAddress(peer.hostname, row.local.address)
+      ) {
+        return { uid: row.uid };
+      }
     }
   }
-  return "not found";
+  return read ? "not found" : "unknown";
 }
 
 /** The listening socket on a port, if any (its owner uid and inode). */

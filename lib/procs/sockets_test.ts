@@ -59,6 +59,23 @@ Deno.test("the peer's owner is the uid of the client end, never of the server's 
   assert.equal(peerOwner({ hostname: "127.0.0.1", port: 7777 }, 7777, proc), "not found");
 });
 
+Deno.test("the IPv6 table is read only when the IPv4 one holds no answer", () => {
+  const reads: string[] = [];
+  const files: Record<string, string> = { "/proc/net/tcp": TCP, "/proc/net/tcp6": TCP6 };
+  const proc: ProcSource = { ...fakeProc(files), readText: (p) => (reads.push(p), files[p] ?? null) };
+  assert.deepEqual(peerOwner({ hostname: "127.0.0.1", port: 40000 }, 7777, proc), { uid: 65534 });
+  assert.deepEqual(reads, ["/proc/net/tcp"]);
+  reads.length = 0;
+  // the dual-stack client's end is only in tcp6
+  assert.deepEqual(peerOwner({ hostname: "127.0.0.1", port: 40001 }, 7777, proc), { uid: 1001 });
+  assert.deepEqual(reads, ["/proc/net/tcp", "/proc/net/tcp6"]);
+  // a kernel with IPv6 only still answers
+  assert.deepEqual(
+    peerOwner({ hostname: "127.0.0.1", port: 40001 }, 7777, fakeProc({ "/proc/net/tcp6": TCP6 })),
+    { uid: 1001 },
+  );
+});
+
 Deno.test("a platform without the tables says unknown, not a uid", () => {
   assert.equal(socketTable(fakeProc({})), null);
   assert.equal(peerOwner({ hostname: "127.0.0.1", port: 1 }, 2, fakeProc({})), "unknown");

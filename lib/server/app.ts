@@ -152,10 +152,13 @@ export function startServer(options: ServerOptions): RunningServer {
   }
   const failures = new Map<string, number>();
   const orphanReason = options.orphanReason ?? registryOrphanReason(asmHome);
-  const drainNow = () => drainOnce({ asmHome, ledger, log, failures, orphanReason });
+  // the state is the context's (created below): the first pass runs only once the tasks start
+  const drainNow = () =>
+    drainOnce({ asmHome, ledger, log, failures, orphanReason, state: context.state.drain });
   const drain = new BackgroundTask("drain", options.drainEveryMs ?? 2000, () => {
     const report = drainNow();
-    if (report.listed > 0) log({ what: "drain", ...report });
+    // a pass that only met files still waiting (a full disk) has nothing new to say: its health says it
+    if (report.listed > report.write_failed) log({ what: "drain", ...report });
   }, log);
 
   const token = installToken(asmHome);
@@ -179,7 +182,8 @@ export function startServer(options: ServerOptions): RunningServer {
     state: newServerState({ ledger, asmHome, env, log }),
   };
   for (const service of options.services ?? SERVICES) {
-    tasks.push(new BackgroundTask(service.name, service.everyMs, () => service.run(context), log));
+    const run = () => service.run(context);
+    tasks.push(new BackgroundTask(service.name, service.everyMs, run, log, service.startAfterMs));
   }
   const ownerOf = options.peerOwner ?? ((peer, serverPort) => peerOwner(peer, serverPort));
   const serverUid = Deno.uid() ?? -1;

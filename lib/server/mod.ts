@@ -26,3 +26,13 @@ export type { Service } from "./services.ts";
 export type { ServerState } from "./state.ts";
 export type { OneTimeCodes } from "./codes.ts";
 export type { TaskStatus } from "./tasks.ts";
+export {
+  type HealthFacts,
+  type HealthModel,
+  healthModel,
+  type HealthPart,
+  healthText,
+  PART_LABELS,
+} from "./health.ts";
+export { healthOf, type HealthSources } from "./health_check.ts";
+export { LedgerWatch, type LedgerWatchFacts, probeWritable, type WritableProbe } from "./ledger_watch.ts";

@@ -1,8 +1,8 @@
 /**
  * The background services beyond the drain, each on its own timer: the liveness poll (5 s), the history import
- * (at start and every 15 min) and its refresh (10 s), launch correlation (2 s), the search index (60 s) and the
- * pruning of drained events (hourly). Each gets from the server only what its feature needs. A new service adds
- * itself to SERVICES.
+ * (at start and every 15 min) and its refresh (10 s), launch correlation (2 s), the search index (60 s), the
+ * pruning of drained events (hourly), the ledger watch (2 s) and the ledger's snapshots (hourly). Each gets from
+ * the server only what its feature needs. A new service adds itself to SERVICES.
  * @module
  */
 import { pollOnce } from "../liveness/mod.ts";
@@ -11,11 +11,14 @@ import { CORRELATE_EVERY_MS, correlateForServer } from "../launch/mod.ts";
 import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";
 import { pruneProcessed } from "./data_folder.ts";
+import { SNAPSHOT_START_AFTER_MS, SNAPSHOT_TICK_MS, snapshotIfDue } from "../recovery/mod.ts";
 
 /** A periodic job of the server. Runs never overlap themselves; an error is logged and the timer carries on. */
 export interface Service {
   name: string;
   everyMs: number;
+  /** the first run's delay after the server starts (default: at once) */
+  startAfterMs?: number;
   run(ctx: ServerContext): void | Promise<void>;
 }
 
@@ -63,6 +66,23 @@ export const SERVICES: readonly Service[] = [
       if (removed > 0) {
         ctx.log({ what: "processed events pruned", removed, days: ctx.settings.processedDays });
       }
+    },
+  },
+  // the ledger's file: still the one opened, writable (writes held while it is not), room left on its disk
+  {
+    name: "ledger",
+    everyMs: 2000,
+    run: async (ctx) => {
+      await ctx.state.ledgerWatch.check();
+    },
+  },
+  // a VACUUM INTO snapshot when the newest is an hour old, the last 3 kept (./asm rebuild restores the newest)
+  {
+    name: "snapshot",
+    everyMs: SNAPSHOT_TICK_MS,
+    startAfterMs: SNAPSHOT_START_AFTER_MS,
+    run: async (ctx) => {
+      await snapshotIfDue(ctx);
     },
   },
 ];

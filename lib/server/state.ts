@@ -6,9 +6,11 @@
  */
 import { harnessRoots } from "../config/mod.ts";
 import { ImportRunner } from "../history/mod.ts";
+import { type DrainState, newDrainState } from "../inbox/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { LiveRevision, newPollState, type PollState } from "../liveness/mod.ts";
 import { UsageCache } from "../usage/mod.ts";
+import { LedgerWatch } from "./ledger_watch.ts";
 import type { LogLine } from "../lang/mod.ts";
 
 /** One server's state. */
@@ -23,6 +25,10 @@ export interface ServerState {
   liveRevisions: { visible: LiveRevision; all: LiveRevision };
   /** `/api/sessions`' body per variant, kept until the ledger's next write. */
   sessionsBodies: Map<boolean, { version: number; body: string }>;
+  /** The drain's memory across passes: names it skips for good, and its health for the health model. */
+  drain: DrainState;
+  /** The ledger's file: still the one opened, writable, room left; holds writes while it is read-only. */
+  ledgerWatch: LedgerWatch;
 }
 
 /** A new server's state. */
@@ -38,5 +44,7 @@ export function newServerState(deps: {
     usage: new UsageCache({ log: deps.log }),
     liveRevisions: { visible: new LiveRevision(), all: new LiveRevision() },
     sessionsBodies: new Map(),
+    drain: newDrainState(),
+    ledgerWatch: new LedgerWatch({ ledger: deps.ledger, asmHome: deps.asmHome, log: deps.log }),
   };
 }

@@ -96,6 +96,8 @@ button.primary { background: var(--accent); color: var(--bg); border-color: var(
   border: 1px solid var(--line); border-radius: 4px; padding: 4px; }
 .dialog footer { display: flex; justify-content: flex-end; gap: 8px; } .dialog .why { color: var(--muted); margin: 0; }
 .key-banner { margin: 0; padding: 6px 16px; background: var(--chip); color: var(--warn); border-bottom: 1px solid var(--line); }
+.health-banner { margin: 0; padding: 6px 16px; background: var(--chip); color: var(--warn); font-weight: 600;
+  border-bottom: 1px solid var(--line); }
 .refusal { max-width: 70ch; padding: 24px 16px; }
 `;
 
@@ -135,6 +137,8 @@ function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRo
           {topBar}
         </header>
         <p class="key-banner" data-key-banner hidden></p>
+        {/* one slot for asm's own health (islands/health_banner.ts fills it): hidden until something is wrong */}
+        <p class="health-banner" data-health-banner role="alert" hidden></p>
         {usageRow && <div class="usage-bar">{usageRow}</div>}
         <main>{children}</main>
         <script type="module" src={bundleUrl}></script>

@@ -20,6 +20,8 @@ export interface SessionFacts {
   context_tokens: number | null;
   closeout: string | null;
   hidden_reason: string | null;
+  /** why asm cannot prove a live session's process (it reads UNSURE); null when it can */
+  unsure_reason?: string | null;
   last_seen: string | null;
   /** the word a person reads (`Working`, ...), from the live payload */
   activity_word?: string | null;
@@ -50,7 +52,7 @@ export interface SessionView {
 
 /** The row's view, its ages as of `now` (epoch ms). */
 export function sessionView(s: SessionFacts, now: number = Date.now()): SessionView {
-  const { word, tip } = statusWord(s.status, null);
+  const { word, tip } = statusWord(s.status, null, s.unsure_reason ?? null);
   const live = s.status === "live" || s.status === "starting";
   return {
     id: s.asm_id,

@@ -5,8 +5,18 @@
  * @module
  */
 
-/** The status word and its tooltip. */
-export function statusWord(status: string, endReason: string | null): { word: string; tip: string } {
+/**
+ * The status word and its tooltip. A live session whose process asm cannot prove reads UNSURE with the reason,
+ * never LIVE: a status that lies once is worse than none.
+ */
+export function statusWord(
+  status: string,
+  endReason: string | null,
+  unsureReason: string | null = null,
+): { word: string; tip: string } {
+  if ((status === "live" || status === "starting") && unsureReason) {
+    return { word: "UNSURE", tip: unsureReason };
+  }
   switch (status) {
     case "live":
       return { word: "LIVE", tip: "a process of this session is running" };

@@ -25,3 +25,14 @@ Deno.test("activity carries its reason, and ages read in the largest whole unit"
   assert.equal(ageText("2026-11-29T21:00:00.000Z", now), "1 h ago");
   assert.equal(ageText(null, now), "");
 });
+
+Deno.test("a live session whose process asm cannot prove reads UNSURE with the reason, never LIVE", () => {
+  assert.deepEqual(statusWord("live", null, "no process is known"), {
+    word: "UNSURE",
+    tip: "no process is known",
+  });
+  assert.equal(statusWord("starting", null, "no process is known").word, "UNSURE");
+  assert.equal(statusWord("live", null, null).word, "LIVE");
+  // a finished session is what it is: a stale doubt does not change its word
+  assert.equal(statusWord("lost", "process gone", "no process is known").word, "ENDED");
+});

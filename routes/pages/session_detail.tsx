@@ -49,7 +49,11 @@ export const sessionDetailPageRoutes: Route[] = [{
     }
     const s = detail.session as Record<string, string | number | null>;
     const title = String(s.name || s.title || s.first_message || s.agent_session_id);
-    const { word, tip } = statusWord(String(s.status), s.end_reason as string | null);
+    const { word, tip } = statusWord(
+      String(s.status),
+      s.end_reason as string | null,
+      s.unsure_reason as string | null,
+    );
     return pageResponse({
       title: `asm: ${title}`,
       current: "sessions",

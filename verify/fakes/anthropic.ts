@@ -45,7 +45,7 @@ export async function answerAnthropic(call: FakeCall, book: ReplyBook): Promise<
   const body = (call.body ?? {}) as MessagesBody;
   const decision = book.decide(anthropicTurn(body));
   await pause(decision.delayMs, call.signal);
-  if (decision.kind === "fail") return anthropicError(decision.status, decision.message);
+  if (decision.kind === "fail") return anthropicError(decision.status, decision.message, decision.retryable);
 
   const content = contentOf(decision);
   const message = {
@@ -148,7 +148,7 @@ function streamOf(message: { content: ContentBlock[]; stop_reason: string; usage
   return chunks;
 }
 
-function anthropicError(status: number, message: string): Response {
+function anthropicError(status: number, message: string, retryable = false): Response {
   const type = status === 400
     ? "invalid_request_error"
     : status === 404
@@ -159,5 +159,8 @@ function anthropicError(status: number, message: string): Response {
     ? "overloaded_error"
     : "api_error";
   // the SDK honours x-should-retry: without it a 429/5xx is retried with backoff for minutes
-  return jsonResponse(status, { type: "error", error: { type, message } }, { "x-should-retry": "false" });
+  // a retryable failure (RETRY:) asks for the agent's own retry: it then shows its retry state
+  return jsonResponse(status, { type: "error", error: { type, message } }, {
+    "x-should-retry": retryable ? "true" : "false",
+  });
 }

@@ -7,7 +7,8 @@
  *
  * Order, first match wins:
  * 1. script rules (`match` is a regex tested on the last user text);
- * 2. `FAIL_HTTP:<code>` in the last user text: that HTTP status;
+ * 2. `FAIL_HTTP:<code>` in the last user text: that HTTP status; `RETRY:<code>x<n>`: that status, marked
+ *    retryable, for the first n requests carrying that text (an overloaded API the agent retries), then on;
  * 3. a tool already ran after the last user text: text quoting its output;
  * 4. `USE_TOOL` in the last user text: the agent's shell tool, once;
  * 5. the default text `Mock reply #N: <excerpt>`.
@@ -49,7 +50,7 @@ export interface Turn {
 export type Decision =
   | { kind: "text"; text: string; delayMs: number; numbered: boolean }
   | { kind: "tool"; name: string; input: Record<string, unknown> | null; command: string; delayMs: number }
-  | { kind: "fail"; status: number; message: string; delayMs: number };
+  | { kind: "fail"; status: number; message: string; delayMs: number; retryable?: boolean };
 
 /** The command a `USE_TOOL` turn runs: harmless, and its output is easy to find in a transcript. */
 export const MOCK_SHELL_COMMAND = "echo mock-tool-ran";
@@ -89,6 +90,8 @@ export function createReplyBook(options: ReplyBookOptions = {}): ReplyBook {
   const seen: string[] = [];
   const seenSet = new Set<string>();
   let defaults = 0;
+  // failures already answered per last user text (RETRY:<code>x<n>)
+  const failures = new Map<string, number>();
 
   function see(turn: Turn): void {
     for (const text of turn.userTexts) {
@@ -101,7 +104,9 @@ export function createReplyBook(options: ReplyBookOptions = {}): ReplyBook {
   return {
     decide(turn) {
       see(turn);
-      const decision = decideReply(turn, rules, defaults + 1);
+      const last = turn.userTexts.at(-1) ?? "";
+      const decision = decideReply(turn, rules, defaults + 1, failures.get(last) ?? 0);
+      if (decision.kind === "fail" && decision.retryable) failures.set(last, (failures.get(last) ?? 0) + 1);
       // the counter moves only on default replies, so "#1" is the first plain answer whatever came before
       if (decision.kind === "text" && decision.numbered) defaults++;
       return { ...decision, delayMs: decision.delayMs + baseDelayMs };
@@ -134,9 +139,14 @@ export function compileRules(script: ReplyRule[]): CompiledRule[] {
  * A tool reply is only given when the tool is offered and none ran since the last user text, so a tool is
  * asked for once and the agent then gets text.
  */
-export function decideReply(turn: Turn, rules: CompiledRule[], n: number): Decision {
+export function decideReply(turn: Turn, rules: CompiledRule[], n: number, failedBefore = 0): Decision {
   const last = turn.userTexts.at(-1) ?? "";
   const slowMs = Number(/SLOW:(\d+)/.exec(last)?.[1] ?? 0);
+  const retry = /RETRY:(\d{3})x(\d+)/.exec(last);
+  if (retry && failedBefore < Number(retry[2])) {
+    const status = Number(retry[1]);
+    return { kind: "fail", status, message: `mock overloaded ${status}`, delayMs: slowMs, retryable: true };
+  }
   const toolAllowed = (name: string | null): name is string =>
     name !== null && turn.toolOutput === null && turn.tools.includes(name);
 

@@ -9,6 +9,9 @@
 import { join } from "node:path";
 import { homeDir } from "../../config/mod.ts";
 import { toIso } from "../../ledger/mod.ts";
+import { readTailSync, RefusedFile } from "../../files/mod.ts";
+import { claudeProjectsDir } from "./discover.ts";
+import { troubleReason, type TurnTrouble, turnTrouble } from "./turn_trouble.ts";
 import type {
   ActivityReading,
   ActivityState,
@@ -158,11 +161,54 @@ export function readClaudeRecords(env: Env): ClaudeRecord[] {
   return records;
 }
 
+/** How much of a busy or idle session's transcript is read for a turn in trouble: its newest lines. */
+const TROUBLE_TAIL_BYTES = 256 * 1024;
+
+/**
+ * Pure: a session's reading, corrected by what its transcript says of the current turn: a busy session whose
+ * agent is retrying after API errors reads "retrying", never "working"; an idle one whose last turn failed on
+ * an API error waits on the person (the turn is over, and nothing was done).
+ */
+export function withTrouble(
+  reading: ActivityReading | null,
+  trouble: TurnTrouble | null,
+): ActivityReading | null {
+  if (reading === null || trouble === null) return reading;
+  if (reading.state === "working" && trouble.kind === "retrying") {
+    return { ...reading, state: "retrying", reason: troubleReason(trouble) };
+  }
+  if (reading.state === "idle" && trouble.kind === "failed") {
+    return { ...reading, state: "waiting", reason: troubleReason(trouble) };
+  }
+  return reading;
+}
+
 /** Claude Code's `live()`: its records, verified against the process table of this poll. */
 export function claudeLive(query: LiveQuery): LiveReport {
-  return claudeLiveFrom(
+  const report = claudeLiveFrom(
     readClaudeRecords(query.env),
     query.procs,
     pidNamespace(query.proc.readLink("/proc/self/ns/pid")),
   );
+  // a busy or idle session may be in trouble its record does not say: its transcript's newest lines do
+  const paths = new Map(query.open.map((ref) => [ref.agentSessionId, ref.transcriptPath]));
+  for (const info of report.sessions.values()) {
+    const state = info.activity?.state;
+    const path = paths.get(info.agentSessionId);
+    if ((state !== "working" && state !== "idle") || !path) continue;
+    info.activity = withTrouble(info.activity, turnTroubleAt(path, query.env));
+  }
+  return report;
+}
+
+/** The trouble a transcript's tail shows; null when it shows none or cannot be read as Claude's own file. */
+function turnTroubleAt(path: string, env: Env): TurnTrouble | null {
+  try {
+    const tail = readTailSync(path, TROUBLE_TAIL_BYTES, { within: [claudeProjectsDir(env)] });
+    return turnTrouble(new TextDecoder().decode(tail.bytes));
+  } catch (err) {
+    // not written yet (a fresh session), or not Claude's own file: the record's word stands
+    if (err instanceof Deno.errors.NotFound || err instanceof RefusedFile) return null;
+    throw err;
+  }
 }

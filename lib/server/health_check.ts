@@ -1,0 +1,29 @@
+/**
+ * The health model's shell: gathers each layer's own report (the drain's health, the poll's and the import's
+ * tasks, the import runner, the ledger watch's look) and hands them to the pure `healthModel`.
+ * @module
+ */
+import type { DrainState } from "../inbox/mod.ts";
+import type { ImportRunner } from "../history/mod.ts";
+import { type HealthModel, healthModel } from "./health.ts";
+import type { LedgerWatch } from "./ledger_watch.ts";
+import type { TaskStatus } from "./tasks.ts";
+
+/** Where the facts come from (a subset of the server's context). */
+export interface HealthSources {
+  state: { drain: DrainState; imports: ImportRunner; ledgerWatch: LedgerWatch };
+  tasks(): TaskStatus[];
+}
+
+/** The health model now. */
+export async function healthOf(sources: HealthSources): Promise<HealthModel> {
+  const ledger = await sources.state.ledgerWatch.check();
+  const tasks = new Map(sources.tasks().map((t) => [t.name, t]));
+  return healthModel({
+    now: Date.now(),
+    drain: { health: sources.state.drain.health, task: tasks.get("drain") ?? null },
+    poll: tasks.get("poll") ?? null,
+    imports: { status: sources.state.imports.status(), scheduled: tasks.has("import") },
+    ledger,
+  });
+}
