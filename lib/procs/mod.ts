@@ -18,6 +18,7 @@ export {
   listenerOn,
   type PeerOwner,
   peerOwner,
+  PeerOwners,
   pidsHolding,
   type SocketRow,
   socketTable,

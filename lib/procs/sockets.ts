@@ -27,7 +27,8 @@ export interface SocketRow {
   inode: number;
 }
 
-/** TCP_LISTEN in the kernel's numbering. */
+/** TCP_ESTABLISHED and TCP_LISTEN in the kernel's numbering. */
+export const TCP_ESTABLISHED = 1;
 export const TCP_LISTEN = 10;
 /** ESTABLISHED, FIN_WAIT1, FIN_WAIT2: the states of a client's end while its request is being served. */
 const CLIENT_STATES: ReadonlySet<number> = new Set([1, 4, 5]);
@@ -110,21 +111,32 @@ export type PeerOwner = { uid: number } | "unknown" | "not found";
 
 /**
  * The uid owning the client end of a loopback connection to `serverPort`: the established row whose local end is
- * the peer's address and port and whose remote end is the server's port. Read fresh on every call: a cached answer could be
- * handed to a later connection that reuses the same client port.
+ * the peer's address and port and whose remote end is the server's port. Read fresh on every call (see
+ * {@link PeerOwners} for the per-connection memory that is safe).
  */
 export function peerOwner(
   peer: { hostname: string; port: number },
   serverPort: number,
   proc: ProcSource = LINUX_PROC,
 ): PeerOwner {
+  return connectionRows(peer, serverPort, proc).owner;
+}
+
+/** The client end's owner, and the inode of the server's own end of the same connection (null when unseen). */
+function connectionRows(
+  peer: { hostname: string; port: number },
+  serverPort: number,
+  proc: ProcSource,
+): { owner: PeerOwner; serverInode: number | null } {
   let read = false;
-  // tcp6 only when tcp has no answer: each read walks the kernel's whole connection hash (about 5 ms here, on
-  // every request), and a connection's client end is one socket, in one of the two tables
+  let serverInode: number | null = null;
+  // tcp6 only when tcp has no answer: each read walks the kernel's whole connection hash (about 5 ms here), and
+  // a connection's client end is one socket, in one of the two tables
   for (const path of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     const text = proc.readText(path);
     if (text === null) continue;
     read = true;
+    let owner: PeerOwner | null = null;
     for (const row of parseSocketTable(text)) {
       // only a connection's live row (established, or half-closed by a client that sent its request and shut
       // its side): a TIME_WAIT row of an earlier connection on the same ports is owned by no one (the kernel
@@ -133,11 +145,58 @@ export function peerOwner(
         CLIENT_STATES.has(row.state) && row.local.port === peer.port && row.remote.port === serverPort &&
         sameAddress(peer.hostname, row.local.address)
       ) {
-        return { uid: row.uid };
+        owner = { uid: row.uid };
+      } else if (
+        row.state === TCP_ESTABLISHED && row.local.port === serverPort && row.remote.port === peer.port &&
+        sameAddress(peer.hostname, row.remote.address)
+      ) {
+        serverInode = row.inode;
       }
     }
+    if (owner !== null) return { owner, serverInode };
   }
-  return read ? "not found" : "unknown";
+  return { owner: read ? "not found" : "unknown", serverInode };
+}
+
+/**
+ * Who opened each connection, asked of the kernel once per connection. The socket table costs a walk of the
+ * kernel's whole TCP hash (~4.5 ms on a machine with 262,144 buckets): too much for every request of a page
+ * polling every few seconds. Caching by the client's port alone is unsafe (ports are reused, on loopback even from
+ * TIME_WAIT), so the memory is tied to the server's OWN end of the connection: the file descriptor this process
+ * holds for it, and that descriptor's `socket:[inode]`. While that descriptor still names that socket, the
+ * connection is the same one (a new connection from the same client port needs the old 4-tuple gone, and the old
+ * server socket closed), and so is its owner; a single readlink checks it.
+ */
+export class PeerOwners {
+  #proc: ProcSource;
+  #max: number;
+  #known = new Map<string, { uid: number; fd: string; link: string }>();
+
+  constructor(options: { proc?: ProcSource; max?: number } = {}) {
+    this.#proc = options.proc ?? LINUX_PROC;
+    this.#max = options.max ?? 256;
+  }
+
+  /** Who opened the connection from `peer` to `serverPort`. */
+  ownerOf(peer: { hostname: string; port: number }, serverPort: number): PeerOwner {
+    const key = `${peer.hostname}|${peer.port}|${serverPort}`;
+    const known = this.#known.get(key);
+    if (known && this.#proc.readLink(`/proc/self/fd/${known.fd}`) === known.link) return { uid: known.uid };
+    this.#known.delete(key);
+    const { owner, serverInode } = connectionRows(peer, serverPort, this.#proc);
+    if (typeof owner === "object" && serverInode !== null) {
+      const link = `socket:[${serverInode}]`;
+      const fd = (this.#proc.listDir?.("/proc/self/fd") ?? []).find((fd) =>
+        this.#proc.readLink(`/proc/self/fd/${fd}`) === link
+      );
+      if (fd !== undefined) {
+        // the oldest connection's memory goes first; a forgotten one is only asked of the kernel again
+        if (this.#known.size >= this.#max) this.#known.delete(this.#known.keys().next().value!);
+        this.#known.set(key, { uid: owner.uid, fd, link });
+      }
+    }
+    return owner;
+  }
 }
 
 /** The listening socket on a port, if any (its owner uid and inode). */

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
-import type { ProcSource } from "./proc_table.ts";
-import { listenerOn, parseSocketTable, peerOwner, pidsHolding, socketTable, TCP_LISTEN } from "./sockets.ts";
+import { LINUX_PROC, type ProcSource } from "./proc_table.ts";
+import {
+  listenerOn,
+  parseSocketTable,
+  type PeerOwner,
+  peerOwner,
+  PeerOwners,
+  pidsHolding,
+  socketTable,
+  TCP_LISTEN,
+} from "./sockets.ts";
 
 // rows as the kernel prints them: a listener on 127.0.0.1:7777 (uid 1000), a client 127.0.0.1:40000 -> 7777
 // (uid 65534) and the server's end of it (uid 1000)
@@ -109,5 +118,64 @@ Deno.test("on the real kernel, a loopback client's end is owned by this process'
     client.close();
     accepted.close();
     listener.close();
+  }
+});
+
+Deno.test("a connection's owner is asked of the kernel once, and asked again when its server socket is not the same", () => {
+  // the server's own end of the 40000 connection is inode 4003, held by this process as fd 7
+  const fds: Record<string, string> = { "/proc/self/fd/7": "socket:[4003]", "/proc/self/fd/3": "/dev/null" };
+  let tableReads = 0;
+  const proc: ProcSource = {
+    readText: (p) => (p === "/proc/net/tcp" ? (tableReads++, TCP) : null),
+    readLink: (p) => fds[p] ?? null,
+    listPids: () => [],
+    listDir: (dir) =>
+      Object.keys(fds).filter((p) => p.startsWith(dir + "/")).map((p) => p.slice(dir.length + 1)),
+  };
+  const owners = new PeerOwners({ proc });
+  const peer = { hostname: "127.0.0.1", port: 40000 };
+  assert.deepEqual(owners.ownerOf(peer, 7777), { uid: 65534 });
+  assert.deepEqual(owners.ownerOf(peer, 7777), { uid: 65534 });
+  assert.equal(tableReads, 1, "the second request of the same connection does not read the table");
+  // the connection closed and fd 7 now names another socket: the kernel is asked again
+  fds["/proc/self/fd/7"] = "socket:[9999]";
+  assert.deepEqual(owners.ownerOf(peer, 7777), { uid: 65534 });
+  assert.equal(tableReads, 2);
+  // a connection whose server end this process does not hold is never remembered
+  delete fds["/proc/self/fd/7"];
+  owners.ownerOf(peer, 7777);
+  owners.ownerOf(peer, 7777);
+  assert.equal(tableReads, 4);
+});
+
+Deno.test("on the real kernel, a keep-alive connection's owner is read once, and a new connection is read again", async () => {
+  let tableReads = 0;
+  const counting: ProcSource = {
+    ...LINUX_PROC,
+    readText: (p) => {
+      if (p.startsWith("/proc/net/tcp")) tableReads++;
+      return LINUX_PROC.readText(p);
+    },
+  };
+  const owners = new PeerOwners({ proc: counting });
+  const seen: PeerOwner[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (_req, info) => {
+    seen.push(owners.ownerOf(info.remoteAddr, server.addr.port));
+    return new Response("ok");
+  });
+  try {
+    const client = Deno.createHttpClient({});
+    for (let i = 0; i < 5; i++) {
+      await (await fetch(`http://127.0.0.1:${server.addr.port}/`, { client })).text();
+    }
+    assert.equal(tableReads, 1, "five requests on one connection: one table read");
+    client.close();
+    const other = Deno.createHttpClient({});
+    await (await fetch(`http://127.0.0.1:${server.addr.port}/`, { client: other })).text();
+    other.close();
+    assert.equal(tableReads, 2, "a new connection is asked of the kernel");
+    assert.deepEqual(seen.map((o) => JSON.stringify(o)), Array(6).fill(JSON.stringify({ uid: Deno.uid() })));
+  } finally {
+    await server.shutdown();
   }
 });

@@ -15,7 +15,7 @@ import { createRouter, json, jsonError, type Route, type ServerContext } from ".
 import { newServerState } from "./state.ts";
 import { admit, installToken } from "./security.ts";
 import { OneTimeCodes } from "./codes.ts";
-import { type PeerOwner, peerOwner } from "../procs/mod.ts";
+import { type PeerOwner, PeerOwners } from "../procs/mod.ts";
 import { NODE_FILES } from "../files/mod.ts";
 import { islandBundle, refusalPage, shellPage } from "../ui/mod.ts";
 import { tightenDataFolder } from "./data_folder.ts";
@@ -185,7 +185,9 @@ export function startServer(options: ServerOptions): RunningServer {
     const run = () => service.run(context);
     tasks.push(new BackgroundTask(service.name, service.everyMs, run, log, service.startAfterMs));
   }
-  const ownerOf = options.peerOwner ?? ((peer, serverPort) => peerOwner(peer, serverPort));
+  // asked of the kernel once per connection (lib/procs PeerOwners): a page's keep-alive polls pay it once
+  const owners = new PeerOwners();
+  const ownerOf = options.peerOwner ?? ((peer, serverPort) => owners.ownerOf(peer, serverPort));
   const serverUid = Deno.uid() ?? -1;
   const refusedUids = new Set<number>();
   let heavy = 0;
