@@ -1,0 +1,89 @@
+/**
+ * The reconciler's contract: what the pure planner is given (the live set, the board as read, the links, the
+ * claims, the agents) and the actions it returns. The planner (`plan.ts`) has no I/O and no clock; the sweep
+ * (`sweep.ts`) gathers these facts and carries the actions out in the spec's write orders; the buttons
+ * (`buttons.ts`) take claims before they move anything.
+ * @module
+ */
+import type { Card, ListRole } from "../board/protocol.ts";
+
+/** A session the live set holds, as the planner needs it. */
+export interface LiveSessionFacts {
+  asmId: string;
+  agent: string;
+  /** Its title as the list shows it (a name, else the agent's title), or null while it has none. */
+  title: string | null;
+  /** Its project (becomes the card's project tag), or null. */
+  project: string | null;
+  /**
+   * Positive evidence of an interactive session a person drives (typed prompts; not a sub-agent, a headless run
+   * or an automation thread): only such a session is ever given a new card (the mint rule, `mint.ts`).
+   */
+  mintable: boolean;
+  /** asm cannot prove its process (lib/liveness `unsure_reason`): a card bound to it is left alone. */
+  unsure: boolean;
+}
+
+/** A finished session a link points at: what restore and the ended-card rule need to know. */
+export interface SessionStatusFacts {
+  asmId: string;
+  status: "starting" | "live" | "ended" | "lost" | "killed";
+}
+
+/** A binding between a card and a session, as the ledger keeps it (`sprint_links`); never in the card. */
+export interface Link {
+  cardId: string;
+  asmId: string | null;
+  /** How the binding came to be: `start`, `create`, `adopt`, `continue`, `resume`. */
+  origin: string | null;
+  /**
+   * The title last written to the card or read from it while the two agreed: a card whose title differs from its
+   * session's is renamed only when the SESSION's title moved away from this and the CARD's did not (so a title
+   * retyped by hand in the outliner survives).
+   */
+  syncedTitle: string | null;
+  dropped: boolean;
+  completed: boolean;
+}
+
+/** The claims outstanding (memory only): the planner skips a claimed card in every pass. */
+export interface ClaimView {
+  /** Every card some button holds a claim on. */
+  claimed: ReadonlySet<string>;
+  /** The cards whose END is under way (a drop re-checks these at the last moment). */
+  ending: ReadonlySet<string>;
+}
+
+/** An agent as the board knows it: its name and the tag its cards wear. */
+export interface BoardAgent {
+  name: string;
+  tag: string;
+}
+
+/** Everything one plan is made from. */
+export interface PlanInput {
+  /** The sessions live or starting, by asm id. */
+  live: ReadonlyMap<string, LiveSessionFacts>;
+  /** The status of every session a link points at (live ones included). */
+  statuses: ReadonlyMap<string, SessionStatusFacts["status"]>;
+  /** The board as read (cards with ids only: an id-less card is identified first). */
+  board: Record<ListRole, Card[]>;
+  links: readonly Link[];
+  claims: ClaimView;
+  agents: readonly BoardAgent[];
+}
+
+/** What the planner decides; the sweep carries each out in the spec's write order. */
+export type Action =
+  /** Rule 1: a driven session with a title and no card gets one in IN PROCESS, tagged with its agent. */
+  | { kind: "create"; asmId: string; name: string }
+  /** Rule 4: an unbound IN PROCESS card plainly matching exactly one unclaimed driven session: a binding only. */
+  | { kind: "adopt"; cardId: string; asmId: string }
+  /** Rule 2: a bound card whose title or agent tag disagrees with its driven session (project and #dropped kept). */
+  | { kind: "rename"; cardId: string; asmId: string; name: string; syncedTitle: string }
+  /** Rules 3 and 4: to SPRINT PLAN with #dropped; the binding (when there is one) stays. */
+  | { kind: "drop"; cardId: string }
+  /** Rule 5: a #dropped or completed card whose bound session is driven again: untag, move to IN PROCESS. */
+  | { kind: "restore"; cardId: string; asmId: string }
+  /** A bound card and its session agree on a title the link does not hold yet: the link learns it (store only). */
+  | { kind: "synced"; cardId: string; title: string };
