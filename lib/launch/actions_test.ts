@@ -221,6 +221,41 @@ Deno.test("send refuses a session whose process is in no pane asm can see, and w
   }
 });
 
+Deno.test("END's window is closed when its own pane is gone, though another window opened meanwhile", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const first = await w.started();
+  const asmId = w.session(first.pid);
+  const host = w.deps.host;
+  const [mine] = await host.panes();
+  // another launch's window opens between END's first count and its second (the board's CONTINUE WITH, say)
+  let counts = 0;
+  const busy = {
+    ...w.deps,
+    host: {
+      ...host,
+      async windowCount() {
+        if (++counts === 2) await host.open({ name: "meanwhile", argv: ["sleep", "30"] });
+        return await host.windowCount();
+      },
+    },
+  };
+  const result = await endSession(busy, asmId);
+  assert.deepEqual(
+    [result.window_closed, result.windows_before, result.windows_after],
+    [true, 1, 1],
+    "closed: the count is the same, the session's pane is gone",
+  );
+  // the window opened meanwhile may even wear the same window id (a new tmux server numbers from @0 again)
+  const [meanwhile, ...more] = await host.panes();
+  assert.deepEqual(more, []);
+  assert.notDeepEqual(
+    [meanwhile.paneId, meanwhile.panePid],
+    [mine.paneId, mine.panePid],
+    "not the session's pane",
+  );
+});
+
 Deno.test("END claims killed, stops the proven process and counts its window closing", async () => {
   await using w = world();
   await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });

@@ -13,7 +13,10 @@ import { type ActionDeps, ActionRefused } from "./deps.ts";
 import { paneCarrying, proveRun } from "./proof.ts";
 import type { PaneInfo } from "./terminal_host.ts";
 
-/** What END did. `window_closed` is counted, not assumed: null when the session is in no window asm can see. */
+/**
+ * What END did. `window_closed` is looked at, not assumed: the session's own pane gone from the terminal; null when
+ * the session is in no window asm can see.
+ */
 export interface EndResult {
   asm_id: string;
   status: "killed";
@@ -90,7 +93,8 @@ function proveSession(deps: ActionDeps, asmId: string, action: string): Proven {
   return { row, agent, runs, procs };
 }
 
-function shared(agent: AgentConfig, row: SessionRow): string | null {
+/** END's refusal of a session whose program is shared with another application (agents.toml or the hook), or null. */
+export function sharedRefusal(agent: AgentConfig, row: Pick<SessionRow, "pid_shared">): string | null {
   if (!agent.shared && row.pid_shared === 0) return null;
   return `${agent.display}'s program is shared with another application (agents.toml marks it shared), so asm ` +
     "never ends it: a signal could close that application too. Quit the session in its own window";
@@ -130,13 +134,14 @@ function signal(deps: ActionDeps, pid: number, sig: "SIGTERM" | "SIGKILL"): void
 /**
  * END: proves the session's processes, claims `killed` in the ledger BEFORE the signal (a poll landing in between
  * must not overwrite it), sends SIGTERM (SIGKILL after the wait, to the same proven process only), then counts
- * the terminal's windows: `window_closed` is the count going down with the session's window gone.
+ * the terminal's windows: `window_closed` is the session's own pane gone from the terminal (the counts before and
+ * after are reported beside it; another window opening meanwhile does not make a closed one open).
  */
 export async function endSession(deps: ActionDeps, asmId: string): Promise<EndResult> {
   const row0 = deps.ledger.session(asmId);
   if (row0) {
     const agent0 = deps.agents.find((a) => a.name === row0.agent);
-    const refusal = agent0 ? shared(agent0, row0) : null;
+    const refusal = agent0 ? sharedRefusal(agent0, row0) : null;
     if (refusal) throw new ActionRefused("conflict", refusal);
   }
   const { agent, runs, procs } = proveSession(deps, asmId, "end");
@@ -193,8 +198,9 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
     const deadline = Date.now() + waitMs;
     for (;;) {
       after = await deps.host.windowCount();
-      const still = (await deps.host.panes()).some((p) => p.windowId === pane.windowId);
-      closed = !still && after < before;
+      // the session's own pane (its id and its process: ids start again in a new tmux server) is gone; the
+      // count is reported, not compared: another launch may open a window meanwhile
+      closed = !(await deps.host.panes()).some((p) => p.paneId === pane.paneId && p.panePid === pane.panePid);
       if (closed || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 100));
     }

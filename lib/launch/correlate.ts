@@ -7,7 +7,9 @@
  * 2. ancestry (guaranteed): in the process table, the agent process under the process whose command line
  *    carries the token is the process of an open run.
  * 3. adoption: the agent process under the token holds a thread by the agent's own records, and the four
- *    proofs hold together (see {@link adoptionVerdict}).
+ *    proofs hold together (see {@link adoptionVerdict}). A RESUME is adopted the same way when the thread is
+ *    the very session it resumes, finished: an agent that reports only at the first prompt (Codex's TUI) would
+ *    otherwise read "lost" while its window is open and waiting.
  *
  * A launch still unmatched 120 s after it was requested expires and stays as evidence. Once a launch is matched
  * or expired its files (launcher, prompt, environment) are deleted (files.ts). `correlateOnce` is the shell the
@@ -83,19 +85,21 @@ export interface AdoptionFacts {
   thread: string | null;
   /** The ledger's status for that thread's row, or null when there is no row. */
   existing: Status | null;
+  /** That thread's row, as asm ids go (a RESUME must hold the very session it resumes). */
+  threadAsmId: string | null;
 }
 
 /**
  * Pure: the four proofs of adoption, together. (1) the launch is asm's and unmatched; (2) its recorded process
  * is alive; (3) the thread is in that folder, opened inside that window of time (by a process that started after
  * the launch's window did); (4) nothing else is driving it (the ledger has no row for it: a live or starting
- * row means somebody else has it, and a finished one is reopened by its own resume event, not by adoption).
+ * row means somebody else has it). A RESUME's thread must be the session it resumes, and that row finished; a
+ * new launch's thread must have no row at all (a finished one is reopened by a resume, not by a new launch).
  */
 export function adoptionVerdict(f: AdoptionFacts): { adopt: true } | { adopt: false; why: string } {
   if (f.launch.matched_asm_id !== null || f.launch.expired) {
     return { adopt: false, why: "the launch is not pending" };
   }
-  if (f.launch.kind === "resume") return { adopt: false, why: "a resume reopens a row that exists" };
   if (!f.paneAlive) return { adopt: false, why: "the launch's window is gone" };
   if (!f.proc) return { adopt: false, why: "no agent process runs under the launch's token" };
   if (f.thread === null) return { adopt: false, why: "the agent's own records name no single thread for it" };
@@ -107,6 +111,13 @@ export function adoptionVerdict(f: AdoptionFacts): { adopt: true } | { adopt: fa
   }
   if (f.existing === "live" || f.existing === "starting") {
     return { adopt: false, why: "another process drives it" };
+  }
+  if (f.launch.kind === "resume") {
+    if (f.threadAsmId !== f.launch.resumes_asm_id) {
+      return { adopt: false, why: "the agent holds another thread than the session the resume asked for" };
+    }
+    if (f.existing === null) return { adopt: false, why: "the ledger has no row for the resumed session" };
+    return { adopt: true };
   }
   if (f.existing !== null) return { adopt: false, why: "the ledger already has a row for it" };
   return { adopt: true };
@@ -197,7 +208,7 @@ function adopt(
   at: string,
 ): boolean {
   const threadOf = adapterOf(agent).launch?.threadOf;
-  if (!threadOf || launch.kind === "resume") return false;
+  if (!threadOf) return false;
   const pane = launch.pane_pid === null ? undefined : procs.get(launch.pane_pid);
   const paneAlive = pane !== undefined && pane.startTicks === launch.pane_proc_start;
   // the agent process nearest the token that its records tie to a thread
@@ -211,7 +222,8 @@ function adopt(
     }
   }
   const procCwd = proc ? source.readLink(`/proc/${proc.pid}/cwd`) : null;
-  const existing = thread === null ? null : deps.ledger.session(asmIdOf(agent.name, thread))?.status ?? null;
+  const threadAsmId = thread === null ? null : asmIdOf(agent.name, thread);
+  const existing = threadAsmId === null ? null : deps.ledger.session(threadAsmId)?.status ?? null;
   const verdict = adoptionVerdict({
     launch,
     paneAlive,
@@ -219,8 +231,16 @@ function adopt(
     procCwd,
     thread,
     existing,
+    threadAsmId,
   });
-  if (!verdict.adopt || proc === null || thread === null) return false;
+  if (!verdict.adopt || proc === null || thread === null || threadAsmId === null) return false;
+  if (launch.kind === "resume") {
+    const run = { pid: proc.pid, proc_start: proc.startTicks, boot_id: bootId(source) };
+    if (deps.ledger.adoptResume(threadAsmId, run, launch.token, at) !== "live") return false;
+    matchLaunch(deps.ledger, launch.token, threadAsmId, "adoption", at);
+    deps.log?.({ what: "resume adopted", token: launch.token, agent: agent.name, thread });
+    return true;
+  }
   const adopted = adoptThread(deps.ledger, {
     token: launch.token,
     agent: agent.name,

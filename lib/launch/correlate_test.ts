@@ -100,12 +100,22 @@ Deno.test("adoption needs all four proofs together", () => {
     procCwd: "/work/p",
     thread: "t-1",
     existing: null,
+    threadAsmId: "a-1",
   };
   assert.deepEqual(adoptionVerdict(good), { adopt: true });
+  // a RESUME: the thread is the very session it resumes, and that row is finished
+  const resume = launchRowOf({ kind: "resume", resumes_asm_id: "a-1" });
+  for (const existing of ["ended", "lost", "killed"] as const) {
+    assert.deepEqual(adoptionVerdict({ ...good, launch: resume, existing }), { adopt: true }, existing);
+  }
   const rows: [Partial<AdoptionFacts>, RegExp][] = [
     [{ launch: launchRowOf({ matched_asm_id: "x" }) }, /not pending/],
     [{ launch: launchRowOf({ expired: true }) }, /not pending/],
-    [{ launch: launchRowOf({ kind: "resume" }) }, /resume/],
+    [{ launch: resume, existing: "ended", threadAsmId: "a-2" }, /another thread than the session the resume/],
+    [{ launch: resume, existing: null }, /no row for the resumed session/],
+    [{ launch: resume, existing: "live" }, /another process drives it/],
+    [{ launch: resume, existing: "ended", paneAlive: false }, /window is gone/],
+    [{ launch: resume, existing: "ended", procCwd: "/elsewhere" }, /another folder/],
     [{ paneAlive: false }, /window is gone/],
     [{ proc: null }, /no agent process/],
     [{ thread: null }, /no single thread/],
@@ -274,6 +284,49 @@ Deno.test("a window no hook reports is adopted from the agent's own record of it
   assert.equal(w.ledger.session(id)?.status, "live");
   assert.deepEqual(w.ledger.runs(id).map((r) => [r.pid, r.proc_start]), [[200, 5010]]);
   assert.equal(launchRow(w.ledger, "asmlt_aaa")?.matched_by, "adoption");
+});
+
+Deno.test("a RESUME no hook reports yet is adopted when its process holds the resumed session's own thread", () => {
+  using w = world();
+  const id = asmIdOf("claude", "s-back");
+  // the session ran and was lost an hour before the resume
+  w.ledger.applyEvent(
+    hookEvent({
+      agent_session_id: "s-back",
+      event: "SessionStart",
+      cwd: "/work/p",
+      ts: isoAt(T0 - 3_600_000),
+    }),
+  );
+  w.ledger.runsGone(
+    id,
+    w.ledger.runs(id).map((r) => ({ pid: r.pid, proc_start: r.proc_start })),
+    isoAt(T0 - 3_000_000),
+  );
+  assert.equal(w.ledger.session(id)?.status, "lost");
+  w.launch({ kind: "resume", resumes_asm_id: id });
+  const home = w.ledger.path.replace(/ledger\.sqlite$/, "home");
+  Deno.mkdirSync(join(home, ".claude", "sessions"), { recursive: true });
+  const record = (sessionId: string) =>
+    Deno.writeTextFileSync(
+      join(home, ".claude", "sessions", "200.json"),
+      JSON.stringify({ pid: 200, sessionId, procStart: "5010", cwd: "/work/p", status: "idle" }),
+    );
+  // the process holds another thread than the one resumed: nothing is adopted
+  record("s-other");
+  assert.equal(w.pass(fakeProc(TABLE, { 200: "/work/p" }), T0 + 11_000).adopted, 0);
+  assert.equal(w.ledger.session(id)?.status, "lost");
+  record("s-back");
+  assert.equal(w.pass(fakeProc(TABLE, { 200: "/work/p" }), T0 + 12_000).adopted, 1);
+  const row = w.ledger.session(id)!;
+  assert.deepEqual([row.status, row.ended_at, row.end_reason], ["live", null, null]);
+  const open = w.ledger.runs(id).filter((r) => r.ended_at === null);
+  assert.deepEqual(
+    open.map((r) => [r.pid, r.proc_start, r.launch_token, r.start_source]),
+    [[200, 5010, "asmlt_aaa", "resume"]],
+  );
+  const launch = launchRow(w.ledger, "asmlt_aaa")!;
+  assert.deepEqual([launch.matched_asm_id, launch.matched_by], [id, "adoption"]);
 });
 
 Deno.test("once a launch is matched its launcher, prompt and environment files are deleted; a pending one keeps them", () => {

@@ -23,6 +23,7 @@ export {
   focusSession,
   sendCommand,
   type SendResult,
+  sharedRefusal,
 } from "./control.ts";
 export type { CorrelateReport } from "./correlate.ts";
 export { paneCarrying } from "./proof.ts";

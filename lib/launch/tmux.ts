@@ -80,7 +80,9 @@ const NOT_RUNNING =
   /no server running|error connecting to|server exited unexpectedly|lost server|can.t find session|no current target|No such file or directory/i;
 /** How long a new window must survive before the host trusts it was not caught in its server's own exit. */
 const SETTLE_MS = 300;
-const FORMAT = "#{window_id}\t#{pane_id}\t#{pane_pid}";
+// spaces, not tabs: a tmux client without a UTF-8 locale prints a tab in a format as "_" (seen); ids and pids
+// hold no space, and the one free-text field (a session's name) goes last
+const FORMAT = "#{window_id} #{pane_id} #{pane_pid}";
 /** A pause between typed text and Enter: an agent's slash-command menu needs a moment to open. */
 const ENTER_DELAY_MS = 300;
 
@@ -125,7 +127,7 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
   }
 
   function parseOpened(text: string): OpenedWindow {
-    const [windowId, paneId, pid] = text.trim().split("\t");
+    const [windowId, paneId, pid] = text.trim().split(" ");
     const panePid = Number(pid);
     if (!windowId || !paneId || !Number.isInteger(panePid)) {
       throw new TerminalHostError(`tmux opened a window but did not say which: ${JSON.stringify(text)}`);
@@ -133,7 +135,9 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
     return { windowId, paneId, panePid };
   }
 
-  async function openOnce(request: OpenRequest): Promise<OpenedWindow> {
+  // `tries`: the session (or the whole server, with its last window) can go down between has-session and
+  // new-window; the open then starts again from has-session, which makes a fresh session
+  async function openOnce(request: OpenRequest, tries = 3): Promise<OpenedWindow> {
     // no -c: the window starts where the tmux client runs, and the launcher script changes to the folder itself
     const common = ["-n", tmuxLiteral(request.name), "-P", "-F", FORMAT];
     let ran: Ran | null = null;
@@ -155,6 +159,7 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
       if (!ran.ok && /duplicate session/.test(ran.err)) ran = null;
     }
     ran ??= await run(["new-window", "-d", "-t", `=${session}:`, ...common, "--", ...request.argv]);
+    if (!ran.ok && NOT_RUNNING.test(ran.err) && tries > 1) return await openOnce(request, tries - 1);
     if (!ran.ok) {
       throw new TerminalHostError(`tmux could not open a window: ${ran.err || "no reason given"}`);
     }
@@ -185,14 +190,14 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
     },
 
     async panes(): Promise<PaneInfo[]> {
-      const ran = await run(["list-panes", "-a", "-F", `#{session_name}\t${FORMAT}`]);
+      const ran = await run(["list-panes", "-a", "-F", `${FORMAT} #{session_name}`]);
       if (!ran.ok) {
         if (NOT_RUNNING.test(ran.err)) return [];
         throw new TerminalHostError(`tmux could not list its panes: ${ran.err}`);
       }
       return ran.out.split("\n").filter((l) => l !== "").map((line) => {
-        const [name, windowId, paneId, pid] = line.split("\t");
-        return { session: name, windowId, paneId, panePid: Number(pid) };
+        const [windowId, paneId, pid, ...name] = line.split(" ");
+        return { session: name.join(" "), windowId, paneId, panePid: Number(pid) };
       });
     },
 

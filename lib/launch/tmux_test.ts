@@ -63,7 +63,7 @@ Deno.test("ASM_TMUX_SOCKET names the tmux server or its socket, and its absence 
 });
 
 /** A tmux that records every argv it is given (NUL-separated, one line per call), then runs the real one. */
-function recordingTmux(dir: string): { path: string; calls(): string[][] } {
+function recordingTmux(dir: string, before = ""): { path: string; calls(): string[][] } {
   const real = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].find((p) => {
     try {
       return Deno.statSync(p).isFile;
@@ -76,7 +76,7 @@ function recordingTmux(dir: string): { path: string; calls(): string[][] } {
   const path = join(dir, "tmux");
   Deno.writeTextFileSync(
     path,
-    `#!/bin/sh\nprintf '%s\\0' "$@" >> '${log}'\necho >> '${log}'\nexec ${real} "$@"\n`,
+    `#!/bin/sh\nprintf '%s\\0' "$@" >> '${log}'\necho >> '${log}'\n${before}\nexec ${real} "$@"\n`,
   );
   Deno.chmodSync(path, 0o700);
   return {
@@ -84,6 +84,39 @@ function recordingTmux(dir: string): { path: string; calls(): string[][] } {
     calls: () => Deno.readTextFileSync(log).split("\0\n").filter(Boolean).map((line) => line.split("\0")),
   };
 }
+
+Deno.test("a server that goes down between has-session and new-window gets a fresh session, and the window opens", async () => {
+  const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-tmux-test-" }));
+  await using t = testTmux();
+  // the first new-window finds the server gone: the last window closed a moment before, as a person's X does
+  const recorder = recordingTmux(
+    dir,
+    `case " $* " in *" new-window "*) [ -e '${dir}/torn' ] || { touch '${dir}/torn'; tmux -S '${t.socketPath}' kill-server; } ;; esac`,
+  );
+  try {
+    const host = tmuxHost({ tmux: recorder.path, socketPath: t.socketPath });
+    await host.open({ name: "first", argv: ["sleep", "30"] });
+    const opened = await host.open({ name: "second", argv: ["sleep", "30"] });
+    const panes = await host.panes();
+    assert.deepEqual(
+      panes.map((p) => p.windowId),
+      [opened.windowId],
+      "the new window, alive, in a fresh server",
+    );
+    const verbs = recorder.calls().map((c) => c.find((a) => /^(has-session|new-session|new-window)$/.test(a)))
+      .filter(Boolean);
+    assert.deepEqual(verbs, [
+      "has-session",
+      "new-session",
+      "has-session",
+      "new-window",
+      "has-session",
+      "new-session",
+    ]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
 
 Deno.test("the host never gives tmux a working folder, and doubles every # in the names it gives", async () => {
   const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-tmux-test-" }));
@@ -178,5 +211,26 @@ Deno.test("a tmux server the host starts holds none of asm's environment beyond 
     assert.match(global.out, /^PATH=/m);
   } finally {
     Deno.env.delete(planted);
+  }
+});
+
+Deno.test("a tmux client without a locale still says which window it opened, and session names keep their spaces", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "asm-tmux-locale-" });
+  const socketPath = `${dir}/tmux.sock`;
+  // no LANG, LC_ALL or LC_CTYPE: tmux then prints a tab in a format as "_"
+  const env = { PATH: "/usr/bin:/bin", HOME: dir, TMUX_TMPDIR: dir };
+  const host = tmuxHost({ socketPath, session: "asm with spaces", env });
+  try {
+    const opened = await host.open({ name: "plain", argv: ["/bin/sleep", "30"] });
+    assert.match(opened.windowId, /^@\d+$/);
+    assert.match(opened.paneId, /^%\d+$/);
+    const panes = await host.panes();
+    assert.deepEqual(
+      panes.map((p) => [p.session, p.windowId, p.paneId]),
+      [["asm with spaces", opened.windowId, opened.paneId]],
+    );
+  } finally {
+    await new Deno.Command("tmux", { args: ["-S", socketPath, "kill-server"], env, clearEnv: true }).output();
+    Deno.removeSync(dir, { recursive: true });
   }
 });

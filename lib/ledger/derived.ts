@@ -83,7 +83,7 @@ interface ReturnsArrays {
  * an unchanged re-import loads every file's row, and an object with named keys per row cost twice the time.
  */
 export function knownFiles(ledger: Ledger): Map<string, KnownFile> {
-  const statement = ledger[DB].db.prepare(
+  const statement = ledger[DB].prepare(
     "SELECT path, agent, size, mtime, ino, asm_id, read_offset, tail FROM import_state",
   );
   (statement as unknown as ReturnsArrays).setReturnArrays(true);
@@ -106,7 +106,7 @@ export function knownFiles(ledger: Ledger): Map<string, KnownFile> {
 
 /** The saved fold state of one file (JSON), or null. */
 export function foldStateOf(ledger: Ledger, path: string): string | null {
-  const row = ledger[DB].db.prepare("SELECT fold FROM import_state WHERE path = ?").get(path) as
+  const row = ledger[DB].prepare("SELECT fold FROM import_state WHERE path = ?").get(path) as
     | Row
     | undefined;
   return (row?.fold as string | null | undefined) ?? null;
@@ -114,7 +114,7 @@ export function foldStateOf(ledger: Ledger, path: string): string | null {
 
 /** The other files of a session (a session kept in two files), with their saved fold states, by path. */
 export function filesOfSession(ledger: Ledger, asmId: string): { path: string; fold: string | null }[] {
-  const rows = ledger[DB].db.prepare("SELECT path, fold FROM import_state WHERE asm_id = ? ORDER BY path")
+  const rows = ledger[DB].prepare("SELECT path, fold FROM import_state WHERE asm_id = ? ORDER BY path")
     .all(asmId) as Row[];
   return rows.map((r) => ({ path: String(r.path), fold: r.fold as string | null }));
 }
@@ -359,7 +359,7 @@ export interface HeatmapCell {
 /** The heat map's cells, oldest day first; hidden rows count only with `all`. */
 export function heatmapCells(ledger: Ledger, options: { all?: boolean } = {}): HeatmapCell[] {
   const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
-  const rows = ledger[DB].db.prepare(
+  const rows = ledger[DB].prepare(
     `SELECT s.agent AS agent, d.day AS day, SUM(d.day_turns) AS turns
      FROM session_days d JOIN sessions s ON s.asm_id = d.asm_id ${where}
      GROUP BY s.agent, d.day ORDER BY d.day, s.agent`,
@@ -373,7 +373,7 @@ export function heatmapCells(ledger: Ledger, options: { all?: boolean } = {}): H
  * names a file before the import has ever read it).
  */
 export function refreshCandidates(ledger: Ledger, sinceIso: string): { agent: string; path: string }[] {
-  const rows = ledger[DB].db.prepare(
+  const rows = ledger[DB].prepare(
     `SELECT agent, path FROM import_state WHERE mtime >= ?1
      UNION SELECT agent, transcript_path AS path FROM sessions
        WHERE transcript_path IS NOT NULL AND (status IN ('live', 'starting') OR last_seen >= ?1)`,

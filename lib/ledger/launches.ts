@@ -129,13 +129,13 @@ export function recordLaunchError(ledger: Ledger, token: string, error: string, 
 
 /** One launch by token, or null. */
 export function launchRow(ledger: Ledger, token: string): LaunchRow | null {
-  const row = ledger[DB].db.prepare("SELECT * FROM launches WHERE token = ?").get(token) as Row | undefined;
+  const row = ledger[DB].prepare("SELECT * FROM launches WHERE token = ?").get(token) as Row | undefined;
   return row ? toLaunchRow(row) : null;
 }
 
 /** Launches still waiting for their session: unmatched, not expired, window opened. Oldest first. */
 export function pendingLaunches(ledger: Ledger): LaunchRow[] {
-  const rows = ledger[DB].db.prepare(
+  const rows = ledger[DB].prepare(
     `SELECT * FROM launches WHERE matched_asm_id IS NULL AND expired = 0 AND error IS NULL
      ORDER BY requested_at, token`,
   ).all() as Row[];
@@ -144,7 +144,7 @@ export function pendingLaunches(ledger: Ledger): LaunchRow[] {
 
 /** The latest launches, newest first. */
 export function recentLaunches(ledger: Ledger, limit: number): LaunchRow[] {
-  const rows = ledger[DB].db.prepare("SELECT * FROM launches ORDER BY requested_at DESC, token LIMIT ?").all(
+  const rows = ledger[DB].prepare("SELECT * FROM launches ORDER BY requested_at DESC, token LIMIT ?").all(
     limit,
   ) as Row[];
   return rows.map(toLaunchRow);
@@ -152,7 +152,7 @@ export function recentLaunches(ledger: Ledger, limit: number): LaunchRow[] {
 
 /** The launches matched to a session (a session resumed three times has three), newest first. */
 export function launchesOf(ledger: Ledger, asmId: string): LaunchRow[] {
-  const rows = ledger[DB].db.prepare(
+  const rows = ledger[DB].prepare(
     "SELECT * FROM launches WHERE matched_asm_id = ? ORDER BY requested_at DESC, token",
   ).all(asmId) as Row[];
   return rows.map(toLaunchRow);
@@ -187,12 +187,23 @@ function matchIn(db: DatabaseSync, token: string, asmId: string, by: MatchedBy, 
 }
 
 /**
+ * True once a launch has registered its session: matched, or a run that carries its token already (the hook's
+ * SessionStart came before the correlation pass).
+ */
+export function launchRegistered(ledger: Ledger, token: string): boolean {
+  return ledger[DB].prepare(
+    `SELECT 1 FROM launches WHERE token = ? AND matched_asm_id IS NOT NULL
+     UNION ALL SELECT 1 FROM runs WHERE launch_token = ? LIMIT 1`,
+  ).get(token, token) !== undefined;
+}
+
+/**
  * The fast path: unmatched launches whose token a hook event already brought in, with the session it brought
  * it for (through the run the event made, else the session row itself; the earliest, so a `/clear` later in the
  * same window does not steal the match). Expired launches are included: a late match is still evidence.
  */
 export function launchesSeenInEvents(ledger: Ledger): { token: string; asm_id: string }[] {
-  const rows = ledger[DB].db.prepare(
+  const rows = ledger[DB].prepare(
     `SELECT l.token AS token,
        COALESCE(
          (SELECT r.asm_id FROM runs r WHERE r.launch_token = l.token ORDER BY r.started_at, r.run_id LIMIT 1),

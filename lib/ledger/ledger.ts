@@ -97,6 +97,8 @@ export interface LedgerDb {
   write<T>(fn: (db: DatabaseSync) => T): T;
   /** the database, for reads */
   db: DatabaseSync;
+  /** a read statement, compiled once per ledger (a statement compiled per call holds native memory until GC) */
+  prepare(sql: string): StatementSync;
 }
 
 /** The SQLite ledger. */
@@ -122,7 +124,7 @@ export class Ledger {
 
   /** Access for modules inside lib/ledger/ only (see DB). */
   get [DB](): LedgerDb {
-    return { write: (fn) => this.#tx(() => fn(this.#db)), db: this.#db };
+    return { write: (fn) => this.#tx(() => fn(this.#db)), db: this.#db, prepare: (sql) => this.#stmt(sql) };
   }
 
   /** Opens (creating and migrating when needed) the ledger at `path`, in WAL mode. */
@@ -338,6 +340,19 @@ export class Ledger {
    */
   adoptRun(asmId: string, run: ProcessKey & { boot_id: string | null }, at: string): Status | null {
     return this.#input(asmId, { kind: "run_evidenced", run, at });
+  }
+
+  /**
+   * A RESUME launch's process holds this finished session's thread by the agent's own records (verified against
+   * the process table) before any hook spoke: the session is live again with that process as the launch's run.
+   */
+  adoptResume(
+    asmId: string,
+    run: ProcessKey & { boot_id: string | null },
+    launchToken: string,
+    at: string,
+  ): Status | null {
+    return this.#input(asmId, { kind: "resume_evidenced", run, launch_token: launchToken, at });
   }
 
   #input(asmId: string, input: LedgerInput): Status | null {

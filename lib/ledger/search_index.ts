@@ -31,7 +31,7 @@ export interface IndexTodo {
 
 /** Every transcript file whose index is behind import_state (never indexed, grown, or changed). */
 export function searchIndexTodo(ledger: Ledger): IndexTodo[] {
-  const rows = ledger[DB].db.prepare(
+  const rows = ledger[DB].prepare(
     `SELECT i.path, i.agent, i.asm_id, i.size, i.mtime,
        CASE WHEN s.transcript_path = i.path THEN s.transcript_copy END AS copy,
        f.read_offset, f.path IS NOT NULL AS known

@@ -67,7 +67,17 @@ export type LedgerInput =
   /** END failed after its claim (the signal was refused, the process would not go): the claim is taken back */
   | { kind: "kill_released"; previous: Pick<SessionState, "status" | "ended_at" | "end_reason"> }
   /** the agent's own records (verified against the process table) name the process carrying a live session */
-  | { kind: "run_evidenced"; run: ProcessKey & { boot_id: string | null }; at: string };
+  | { kind: "run_evidenced"; run: ProcessKey & { boot_id: string | null }; at: string }
+  /**
+   * a RESUME launch's own process holds this finished session's thread by the agent's records, before any hook
+   * spoke (Codex's TUI fires SessionStart only at the first prompt): live again, with a new run of that launch
+   */
+  | {
+    kind: "resume_evidenced";
+    run: ProcessKey & { boot_id: string | null };
+    launch_token: string;
+    at: string;
+  };
 
 const FINISHED: ReadonlySet<Status> = new Set(["ended", "lost", "killed"]);
 
@@ -317,6 +327,37 @@ function applyRunEvidenced(
 }
 
 /**
+ * A resume proven from the agent's own records (no hook yet): a finished session is live again with the launch's
+ * run, as a SessionStart with source resume would make it. A session already live or starting is driven by
+ * someone else and stays as it is; evidence older than the end is not a resume.
+ */
+function applyResumeEvidenced(
+  state: LedgerState,
+  run: ProcessKey & { boot_id: string | null },
+  launchToken: string,
+  at: string,
+): LedgerState {
+  const s = state.session;
+  if (!s || !isFinished(s.status) || (s.ended_at !== null && at <= s.ended_at)) return state;
+  const runs = state.runs.map((r) => ({ ...r }));
+  if (runs.some((r) => sameProcess(r, run))) return state;
+  runs.push({
+    pid: run.pid,
+    proc_start: run.proc_start,
+    boot_id: run.boot_id,
+    launch_token: launchToken,
+    started_at: at,
+    ended_at: null,
+    start_source: "resume",
+    end_reason: null,
+  });
+  return {
+    session: { ...s, status: "live", ended_at: null, end_reason: null, last_seen: later(s.last_seen, at) },
+    runs,
+  };
+}
+
+/**
  * The next state of a session after one input. Pure: same inputs, same output; the inputs are not mutated.
  * Duplicate events are discarded before this is called (the ledger keys events on event_id).
  */
@@ -332,5 +373,7 @@ export function transition(state: LedgerState, input: LedgerInput): LedgerState 
       return applyKillReleased(state, input.previous);
     case "run_evidenced":
       return applyRunEvidenced(state, input.run, input.at);
+    case "resume_evidenced":
+      return applyResumeEvidenced(state, input.run, input.launch_token, input.at);
   }
 }

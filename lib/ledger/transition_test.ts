@@ -152,6 +152,48 @@ const table: {
     open: 0,
   },
   {
+    name: "lost + a RESUME launch's process holding its thread by the agent's records -> live again, new run",
+    from: withStatus("lost", t("00:30")),
+    inputs: [{
+      kind: "resume_evidenced",
+      run: { pid: 777, proc_start: 9, boot_id: "b" },
+      launch_token: "asmlt_r",
+      at: t("00:40"),
+    }],
+    status: "live",
+    runs: 2,
+    open: 1,
+  },
+  {
+    name: "killed + resume evidence older than the kill -> unchanged (not a resume of this end)",
+    from: withStatus("killed", t("00:30")),
+    inputs: [{
+      kind: "resume_evidenced",
+      run: { pid: 777, proc_start: 9, boot_id: "b" },
+      launch_token: "asmlt_r",
+      at: t("00:20"),
+    }],
+    status: "killed",
+    runs: 1,
+    open: 0,
+  },
+  {
+    name: "live + resume evidence -> unchanged (someone else drives it)",
+    from: EMPTY,
+    inputs: [
+      hook("SessionStart", "00:00"),
+      {
+        kind: "resume_evidenced",
+        run: { pid: 777, proc_start: 9, boot_id: "b" },
+        launch_token: "asmlt_r",
+        at: t("00:05"),
+      },
+    ],
+    status: "live",
+    runs: 1,
+    open: 1,
+  },
+  {
     name: "killed + a later poll finding the process gone -> still killed",
     from: EMPTY,
     inputs: [
