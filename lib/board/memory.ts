@@ -25,7 +25,7 @@ export type OutlinerCall =
 
 /** The memory outliner, with its call record and a way to make a hand edit. */
 export interface MemoryOutliner extends Outliner {
-  /** Every call, in order (refused writes included, marked by a following `refused`). */
+  /** Every call that did something, in order (a write refused as stale is not recorded: it changed nothing). */
   calls: OutlinerCall[];
   /** The board as it is now. */
   lists: Record<ListRole, Card[]>;
@@ -49,7 +49,9 @@ export function memoryOutliner(
     version++;
   };
   const check = (basedOn: string) => {
-    if (basedOn !== stamp()) throw new BoardChanged("the board changed since it was read; nothing was written");
+    if (basedOn !== stamp()) {
+      throw new BoardChanged("the board changed since it was read; nothing was written");
+    }
   };
   const find = (id: string): { list: ListRole; index: number } => {
     for (const list of LIST_ROLES) {
