@@ -28,7 +28,7 @@ const SESSION_ARG = {
 const JSON_OPTION = { type: "boolean", description: "print the server's answer as JSON" } as const;
 
 async function serve(args: CommandArgs): Promise<number> {
-  const { startServer } = await import("./lib/server/mod.ts");
+  const { startServer, StartRefused } = await import("./lib/server/mod.ts");
   const { ROUTES } = await import("./routes/mod.ts");
   const home = asmHome();
   const port = args.number("port")!;
@@ -37,10 +37,15 @@ async function serve(args: CommandArgs): Promise<number> {
     server = await startServer({
       asmHome: home,
       port,
-      mode: args.flag("testing") ? "testing" : "live",
+      // the flag overrides config.toml's mode; without it, config's (default live)
+      mode: args.flag("testing") ? "testing" : undefined,
       routes: ROUTES,
     });
   } catch (err) {
+    if (err instanceof StartRefused) {
+      console.error(`asm serve: ${err.message}`); // a testing server on a real board, or a mode it cannot read
+      return 1;
+    }
     const { LedgerError } = await import("./lib/ledger/mod.ts");
     if (err instanceof LedgerError) {
       console.error(`asm serve: ${err.message}`); // e.g. a read-only ledger file: the sentence says what to do
@@ -356,7 +361,9 @@ export const TABLE: CommandSpec[] = [
       },
       testing: {
         type: "boolean",
-        description: "tests only: a launch may skip the agents' hook-trust review on scratch homes",
+        description:
+          "testing mode (overrides config.toml's mode): a throwaway board, never a real list; a launch may skip " +
+          "the agents' hook-trust review on scratch homes",
       },
     },
     run: serve,

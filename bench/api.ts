@@ -9,7 +9,7 @@
  * round <= 1.1x the first.
  * @module
  */
-import { type HookEvent, isoAt, type Ledger } from "../lib/ledger/mod.ts";
+import { isoAt, type Ledger } from "../lib/ledger/mod.ts";
 import { launchChromium } from "../verify/browser.ts";
 import { benchEvent } from "./events.ts";
 import { p50, ratio, round } from "./figures.ts";

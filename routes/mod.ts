@@ -7,6 +7,7 @@ import { healthRoutes } from "./api/health.ts";
 import { authRoutes } from "./api/auth.ts";
 import { actionRoutes } from "./api/actions.ts";
 import { liveRoutes } from "./api/live.ts";
+import { sprintRoutes } from "./api/sprint.ts";
 import { heatmapRoutes } from "./api/heatmap.ts";
 import { importRoutes } from "./api/import.ts";
 import { projectsRoutes } from "./api/projects.ts";
@@ -25,6 +26,7 @@ export const ROUTES: readonly Route[] = [
   ...authRoutes,
   ...actionRoutes,
   ...liveRoutes,
+  ...sprintRoutes,
   ...importRoutes,
   ...sessionsRoutes,
   ...sessionDetailRoutes,

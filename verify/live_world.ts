@@ -74,7 +74,10 @@ export interface LiveWorld {
   /** The extra folders asked for ({@link LiveWorldOptions.folders}), by the name given, each pre-trusted. */
   folders: Map<string, string>;
   env: Record<string, string>;
-  server: RunningServer;
+  /** The server now (a restart gives another one). */
+  readonly server: RunningServer;
+  /** Closes the server and starts a new one on the same data folder and options (its state starts afresh). */
+  restartServer(): Promise<void>;
   /** The fake model server of each agent, by agent name. */
   fakes: Map<string, FakeServer>;
   /** A POST to the server with the install token. */
@@ -155,6 +158,15 @@ export interface LiveWorldOptions {
    * itself hands in none, so no poll of the server's lands between two of its own.
    */
   services?: readonly Service[];
+  /**
+   * More tables for `$ASM_HOME/config.toml` (e.g. `board`), beside the `[launch] env` the fakes need; given the
+   * world's extra folders, so a table can name one.
+   */
+  config?: (folders: ReadonlyMap<string, string>) => Record<string, unknown>;
+  /** Files written into the data folder before the server starts (e.g. a board), by name. */
+  asmFiles?: Record<string, string>;
+  /** The server's drain period (default: an hour, so a test drains when it wants events applied). */
+  drainEveryMs?: number;
 }
 
 /** Builds a world for `agents` (each gets its fake; their kinds must differ). */
@@ -178,6 +190,15 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     ASM_TMUX_SOCKET: socket,
   };
   let server: RunningServer | null = null;
+  const serverOptions = () => ({
+    routes: ROUTES,
+    asmHome,
+    port: 0,
+    mode: "testing" as const,
+    env: { ...env, ...options.serverEnv },
+    drainEveryMs: options.drainEveryMs ?? 3_600_000,
+    services: options.services,
+  });
   let installed: InstallResult[] = [];
   const tmux = async (args: string[]) => {
     const out = await new Deno.Command("tmux", {
@@ -234,25 +255,26 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     if (options.extraAgents) {
       Deno.writeTextFileSync(join(asmHome, "agents.toml"), stringify(options.extraAgents));
     }
-    if (launchEnv.size) {
-      Deno.writeTextFileSync(join(asmHome, "config.toml"), stringify({ launch: { env: [...launchEnv] } }));
+    if (launchEnv.size || options.config) {
+      Deno.writeTextFileSync(
+        join(asmHome, "config.toml"),
+        stringify({
+          ...options.config?.(folders),
+          ...(launchEnv.size ? { launch: { env: [...launchEnv] } } : {}),
+        }),
+      );
+    }
+    for (const [name, text] of Object.entries(options.asmFiles ?? {})) {
+      Deno.writeTextFileSync(join(asmHome, name), text);
     }
     installed = installHooks({ env, asmHome, agents: agents.map((a) => a.name) });
     for (const r of installed) assert.notEqual(r.kind, "NotInstalled", JSON.stringify(r));
-    server = startServer({
-      routes: ROUTES,
-      asmHome,
-      port: 0,
-      mode: "testing",
-      env: { ...env, ...options.serverEnv },
-      drainEveryMs: 3_600_000,
-      services: options.services,
-    });
+    server = startServer(serverOptions());
   } catch (err) {
     await close();
     throw err;
   }
-  const up = server;
+  let up = server;
   const host = tmuxHost({ socketPath: socket });
   const drain = () => {
     for (let i = 0; i < 50 && up.drainNow().listed > 0; i++) { /* until the inbox is empty */ }
@@ -276,7 +298,14 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     folder,
     folders,
     env,
-    server: up,
+    get server() {
+      return up;
+    },
+    async restartServer() {
+      await up.close();
+      server = startServer(serverOptions());
+      up = server;
+    },
     fakes,
     tmux,
     windows: () => host.windowCount(),

@@ -35,7 +35,14 @@ export async function serverWorld<W extends ServerHomes>(
   let server: RunningServer;
   try {
     setup(world);
-    server = startServer({ asmHome: world.asmHome, port: 0, env: world.env, services: [], routes: ROUTES });
+    server = startServer({
+      asmHome: world.asmHome,
+      port: 0,
+      env: world.env,
+      services: [],
+      routes: ROUTES,
+      mode: "testing",
+    });
   } catch (err) {
     await world[Symbol.asyncDispose]?.();
     throw err;

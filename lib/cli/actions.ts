@@ -13,6 +13,7 @@ import { resolutionProblem, resolveSession } from "./session_ref.ts";
 import { LedgerError, openReadOnly } from "../ledger/mod.ts";
 import { callServer, runningServer } from "../server/client.ts";
 import { type TmuxConfig, tmuxConfigFromEnv } from "../launch/mod.ts";
+import { isRecord } from "../lang/mod.ts";
 
 /** The verbs. */
 export const ACTION_VERBS = ["launch", "end", "resume", "continue", "send", "focus"] as const;
@@ -108,6 +109,16 @@ export function startWords(record: Record<string, unknown>, tmux: TmuxConfig): s
   return lines;
 }
 
+/** The board card END filed (the same END whichever door: lib/reconcile `end.ts`), in words. */
+function cardWords(card: unknown): string[] {
+  if (!isRecord(card)) return [];
+  return [
+    card.filed === true
+      ? `  its card ${card.id} went to COMPLETE`
+      : `  its card ${card.id} could not be filed to COMPLETE: ${card.problem}`,
+  ];
+}
+
 /** What the server did, in words. */
 function outcomeWords(verb: ActionVerb, body: Record<string, unknown>, tmux: TmuxConfig): string[] {
   switch (verb) {
@@ -123,6 +134,7 @@ function outcomeWords(verb: ActionVerb, body: Record<string, unknown>, tmux: Tmu
           : body.window_closed === false
           ? "its window is still open"
           : "it was in no window asm can see"),
+        ...cardWords(body.card),
       ];
     case "send":
       return [`typed ${JSON.stringify(body.typed)} into ${body.pane_id}`];

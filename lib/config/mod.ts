@@ -5,5 +5,16 @@
  * @module
  */
 export { asmHome, type Env, findOnPath, harnessRoots, homeDir, relativeTo, repoRoot } from "./paths.ts";
-export { envNameMatches, loadSettings, type Settings } from "./settings.ts";
+export {
+  type BoardListIds,
+  boardPath,
+  type BoardSettings,
+  DEFAULT_LIST_IDS,
+  DEFAULT_SETTINGS,
+  envNameMatches,
+  type LoadedSettings,
+  loadSettings,
+  type Mode,
+  type Settings,
+} from "./settings.ts";
 export { ASM_VERSION } from "./version.ts";

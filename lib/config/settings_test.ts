@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DEFAULT_SETTINGS, envNameMatches, loadSettings, parseSettings } from "./settings.ts";
+import { boardPath, DEFAULT_SETTINGS, envNameMatches, loadSettings, parseSettings } from "./settings.ts";
 
 Deno.test("settings read from config.toml's top keys and its [launch] table", () => {
   const { settings, problems } = parseSettings(
@@ -9,6 +9,7 @@ Deno.test("settings read from config.toml's top keys and its [launch] table", ()
   );
   assert.deepEqual(problems, []);
   assert.deepEqual(settings, {
+    ...DEFAULT_SETTINGS,
     allowedUids: [1001, 65534],
     processedDays: 7,
     launchEnv: ["HTTPS_PROXY", "AWS_*"],
@@ -35,7 +36,7 @@ Deno.test("invalid TOML keeps every default and names the parse error", () => {
 Deno.test("a missing config.toml is the defaults with no problem; a bad one names the file", () => {
   const home = Deno.makeTempDirSync();
   try {
-    assert.deepEqual(loadSettings(home), { settings: DEFAULT_SETTINGS, problem: null });
+    assert.deepEqual(loadSettings(home), { settings: DEFAULT_SETTINGS, problem: null, refusal: null });
     Deno.writeTextFileSync(join(home, "config.toml"), "processed_days = -1\n");
     const { settings, problem } = loadSettings(home);
     assert.equal(settings.processedDays, 30);
@@ -50,4 +51,55 @@ Deno.test("env name patterns: exact names, and a trailing * as a prefix", () => 
   assert.equal(envNameMatches("AWS", ["AWS_*"]), false);
   assert.equal(envNameMatches("HTTPS_PROXY", ["HTTPS_PROXY"]), true);
   assert.equal(envNameMatches("HTTPS_PROXY_X", ["HTTPS_PROXY"]), false);
+});
+
+Deno.test("mode and the [board] table: testing, a vault path, other list ids, a project's folder", () => {
+  const { settings, problems, refusal } = parseSettings(
+    `mode = "testing"\n[board]\nbackend = "markdown"\npath = "/vault/board.md"\n` +
+      `lists = { plan = "p-1", complete = "done" }\nfolders = { WebApp = "/src/webapp" }\n`,
+  );
+  assert.deepEqual([problems, refusal], [[], null]);
+  assert.equal(settings.mode, "testing");
+  assert.deepEqual(settings.board, {
+    backend: "markdown",
+    path: "/vault/board.md",
+    lists: { plan: "p-1", process: "asm-process", complete: "done" },
+    folders: { webapp: "/src/webapp" },
+  });
+});
+
+Deno.test("a wrong [board] key keeps its default and says why", () => {
+  const { settings, problems, refusal } = parseSettings(
+    `[board]\npath = ""\nlists = { plan = "a b" }\nfolders = { x = "rel" }\n`,
+  );
+  assert.equal(refusal, null);
+  assert.deepEqual(settings.board, DEFAULT_SETTINGS.board);
+  assert.equal(problems.length, 3);
+  assert.match(problems[0], /board\.path/);
+  assert.match(problems[1], /board\.lists must be/);
+  assert.match(problems[2], /board\.folders\.x must be an absolute folder path/);
+  const same = parseSettings(`[board]\nlists = { plan = "x", process = "x" }\n`);
+  assert.match(same.problems[0], /three different list ids/);
+});
+
+Deno.test("a mode asm cannot read refuses the start instead of guessing which board to write", () => {
+  assert.match(
+    parseSettings(`mode = "tseting"\n`).refusal ?? "",
+    /mode must be "live" or "testing" \(it is "tseting"\)/,
+  );
+  assert.match(parseSettings(`mode = "testing"\nallowed_uids = [`).refusal ?? "", /cannot read it/);
+  assert.equal(
+    parseSettings(`allowed_uids = [`).refusal,
+    null,
+    "a broken file that names no mode is only a problem",
+  );
+  assert.equal(parseSettings("").settings.mode, "live", "the default is live");
+});
+
+Deno.test("the board's file: config's path (relative to the data folder), else one per mode, never shared", () => {
+  const board = DEFAULT_SETTINGS.board;
+  assert.equal(boardPath("/h/.asm", "live", board), "/h/.asm/board.md");
+  assert.equal(boardPath("/h/.asm", "testing", board), "/h/.asm/board.testing.md");
+  assert.equal(boardPath("/h/.asm", "testing", { ...board, path: "boards/b.md" }), "/h/.asm/boards/b.md");
+  assert.equal(boardPath("/h/.asm", "live", { ...board, path: "/vault/b.md" }), "/vault/b.md");
 });

@@ -42,6 +42,8 @@ export interface LaunchRecord {
   prompt_path: string | null;
   resumes_asm_id: string | null;
   continues_asm_id: string | null;
+  /** The board card this start is for (START, RESUME, CONTINUE WITH on a card), or null. */
+  sprint_node: string | null;
 }
 
 /** `POST /api/launch`. */
@@ -53,6 +55,8 @@ export interface LaunchRequest {
   prompt?: string | null;
   /** Tests on scratch homes only: honoured only when the deps allow it. */
   bypass_hook_trust?: boolean;
+  /** The board card it is for (the board's START): recorded on the launch, so its session binds to the card. */
+  sprint_node?: string | null;
 }
 
 function opener(agent: AgentConfig): string {
@@ -102,6 +106,7 @@ interface StartSpec {
   resumesAsmId: string | null;
   continuesAsmId: string | null;
   bypassHookTrust: boolean;
+  sprintNode: string | null;
 }
 
 async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
@@ -159,6 +164,7 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
       cwd: spec.folder,
       name: plan.name,
       model: plan.model,
+      sprint_node: spec.sprintNode,
       script_path: plan.scriptPath,
       prompt_path: plan.promptPath,
       requested_at: requestedAt,
@@ -207,6 +213,7 @@ async function start(deps: ActionDeps, spec: StartSpec): Promise<LaunchRecord> {
     prompt_path: plan.promptPath,
     resumes_asm_id: spec.resumesAsmId,
     continues_asm_id: spec.continuesAsmId,
+    sprint_node: spec.sprintNode,
   };
 }
 
@@ -233,6 +240,7 @@ export async function launchSession(deps: ActionDeps, request: LaunchRequest): P
     resumesAsmId: null,
     continuesAsmId: null,
     bypassHookTrust: request.bypass_hook_trust === true,
+    sprintNode: text(request.sprint_node, "sprint_node"),
   });
 }
 
@@ -265,6 +273,8 @@ export interface ResumeRequest {
   /** Optional: a resume needs no prompt. */
   prompt?: string | null;
   bypass_hook_trust?: boolean;
+  /** The board card it is for (the board's RESUME), or null. */
+  sprint_node?: string | null;
 }
 
 /** Reopens a finished session with the agent that made it, under the same agent session id, in its folder. */
@@ -300,6 +310,7 @@ export async function resumeSession(
     resumesAsmId: row.asm_id,
     continuesAsmId: null,
     bypassHookTrust: request.bypass_hook_trust === true,
+    sprintNode: text(request.sprint_node, "sprint_node"),
   });
 }
 
@@ -320,6 +331,8 @@ export interface ContinueRequest {
   model?: string | null;
   name?: string | null;
   bypass_hook_trust?: boolean;
+  /** The board card it is for (the board's CONTINUE WITH): its session binds to the card. */
+  sprint_node?: string | null;
 }
 
 /**
@@ -366,5 +379,6 @@ export async function continueWith(
     resumesAsmId: null,
     continuesAsmId: row.asm_id,
     bypassHookTrust: request.bypass_hook_trust === true,
+    sprintNode: text(request.sprint_node, "sprint_node"),
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The ledger, the only module that writes the database: the `Ledger` (schema, migrations, the pure status
  * transitions and the hidden-row rule stay inside), identity and timestamps, the hook event's shape, and each
- * feature's reads and writes (the import's derived rows, the poll's activity, launches, the search index).
+ * feature's reads and writes (the import's derived rows, the poll's activity, launches, the search index, the
+ * board's links).
  * @module
  */
 export { asmIdOf } from "./identity.ts";
@@ -67,6 +68,7 @@ export {
   launchesOf,
   launchesSeenInEvents,
   type LaunchKindValue,
+  launchRegistered,
   type LaunchRequested,
   type LaunchRow,
   launchRow,
@@ -92,3 +94,30 @@ export {
   type SearchSession,
   writeIndexChunk,
 } from "./search_index.ts";
+export {
+  bindCard,
+  bindLaunchedSessions,
+  boardLinks,
+  type CardBinding,
+  cardOfSession,
+  launchedSessionOf,
+  type Link,
+  type LinkedSession,
+  linkedSessions,
+  linkedStatuses,
+  type LinkList,
+  linkOf,
+  type LinkOrigin,
+  type LiveSession,
+  type LiveSessionFacts,
+  liveSessionFacts,
+  markCompleted,
+  markDropped,
+  markRestored,
+  recordSeen,
+  setSyncedTitle,
+  unbindCard,
+  type UnboundLiveSession,
+  unboundLiveSessions,
+} from "./links.ts";
+export { isMintable, MINT_REFUSAL_SQL, type MintFacts, type MintRefusal, mintRefusal } from "./mint.ts";

@@ -10,6 +10,7 @@ import { MIGRATION_3_LIVENESS } from "./schema_liveness.ts";
 import { MIGRATION_4_SEARCH } from "./schema_search.ts";
 import { MIGRATION_5_RULES } from "./schema_rules.ts";
 import { MIGRATION_6_UNSURE } from "./schema_unsure.ts";
+import { MIGRATION_7_BOARD } from "./schema_board.ts";
 
 export type { Migration };
 
@@ -143,6 +144,7 @@ CREATE TABLE meta (
   MIGRATION_4_SEARCH,
   MIGRATION_5_RULES,
   MIGRATION_6_UNSURE,
+  MIGRATION_7_BOARD,
 ];
 
 /** The version a fully migrated ledger reports. */

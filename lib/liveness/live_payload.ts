@@ -1,7 +1,8 @@
 /**
  * The 5-second payload of `GET /api/live`: the live ids, each one's status, activity word, reason, freshness and
- * context tokens, and a revision that moves only when one of those displayed facts changed, so a page that polls
- * it repaints nothing on a quiet tick. Null stays null: no activity reading and no context reading are states.
+ * context tokens, the board's digest, and a revision that moves only when one of those displayed facts changed, so
+ * a page that polls it repaints nothing on a quiet tick. Null stays null: no activity reading and no context
+ * reading are states.
  * @module
  */
 import { type Ledger, type LiveRow, pendingLaunches, type Status } from "../ledger/mod.ts";
@@ -50,6 +51,11 @@ export interface LivePayload {
   sessions: LiveSessionView[];
   /** Launches not yet matched to a session: "Starting", or "Waiting on you" with the dialog they wait on. */
   launches: PendingLaunchView[];
+  /**
+   * A hash of the board as the server believes it (lists, positions, links, claims, its problem; no read of the
+   * outliner): the page refetches `GET /api/sprint` when it moves. Null while the board is off.
+   */
+  board_digest: string | null;
 }
 
 /** Pure: the rows as the page shows them. */
@@ -76,8 +82,12 @@ export class LiveRevision {
   #revision = 0;
 
   /** The revision for these facts (the first call is revision 1). */
-  observe(views: readonly LiveSessionView[], launches: readonly PendingLaunchView[] = []): number {
-    const facts = JSON.stringify([views, launches]);
+  observe(
+    views: readonly LiveSessionView[],
+    launches: readonly PendingLaunchView[] = [],
+    boardDigest: string | null = null,
+  ): number {
+    const facts = JSON.stringify([views, launches, boardDigest]);
     if (facts !== this.#facts) {
       this.#facts = facts;
       this.#revision++;
@@ -86,20 +96,25 @@ export class LiveRevision {
   }
 }
 
-/** The payload for these rows (and pending launches) at `now`, with the revision `revision` gives it. */
+/**
+ * The payload for these rows (and pending launches, and the board's digest) at `now`, with the revision
+ * `revision` gives it.
+ */
 export function livePayload(
   rows: readonly LiveRow[],
   now: string,
   revision: LiveRevision,
   launches: readonly PendingLaunchView[] = [],
+  boardDigest: string | null = null,
 ): LivePayload {
   const sessions = liveViews(rows);
   return {
-    revision: revision.observe(sessions, launches),
+    revision: revision.observe(sessions, launches, boardDigest),
     now,
     live: sessions.map((s) => s.asm_id),
     sessions,
     launches: [...launches],
+    board_digest: boardDigest,
   };
 }
 

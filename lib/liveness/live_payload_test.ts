@@ -88,3 +88,12 @@ Deno.test("a pending launch appearing, changing its waiting reason or leaving mo
   assert.equal(r2.revision > r1, true);
   assert.equal(r2.launches[0].waiting_reason, "folder trust");
 });
+
+Deno.test("the board's digest rides along and moves the revision only when it changes", () => {
+  const counter = new LiveRevision();
+  const r0 = livePayload([], "2026-11-29T22:00:01.000Z", counter, [], "d1");
+  assert.equal(r0.board_digest, "d1");
+  assert.equal(livePayload([], "2026-11-29T22:00:02.000Z", counter, [], "d1").revision, r0.revision);
+  assert.equal(livePayload([], "2026-11-29T22:00:03.000Z", counter, [], "d2").revision, r0.revision + 1);
+  assert.equal(livePayload([], "2026-11-29T22:00:04.000Z", counter).board_digest, null, "no board: null");
+});

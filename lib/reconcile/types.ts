@@ -6,44 +6,15 @@
  * @module
  */
 import type { Card, ListRole } from "../board/protocol.ts";
+import type { Link, LiveSessionFacts } from "../ledger/mod.ts";
 
-/** A session the live set holds, as the planner needs it. */
-export interface LiveSessionFacts {
-  asmId: string;
-  agent: string;
-  /** Its title as the list shows it (a name, else the agent's title), or null while it has none. */
-  title: string | null;
-  /** Its project (becomes the card's project tag), or null. */
-  project: string | null;
-  /**
-   * Positive evidence of an interactive session a person drives (typed prompts; not a sub-agent, a headless run
-   * or an automation thread): only such a session is ever given a new card (the mint rule, `mint.ts`).
-   */
-  mintable: boolean;
-  /** asm cannot prove its process (lib/liveness `unsure_reason`): a card bound to it is left alone. */
-  unsure: boolean;
-}
+// the ledger keeps the links and gathers the live set; the planner takes them as they are
+export type { Link, LiveSessionFacts };
 
 /** A finished session a link points at: what restore and the ended-card rule need to know. */
 export interface SessionStatusFacts {
   asmId: string;
   status: "starting" | "live" | "ended" | "lost" | "killed";
-}
-
-/** A binding between a card and a session, as the ledger keeps it (`sprint_links`); never in the card. */
-export interface Link {
-  cardId: string;
-  asmId: string | null;
-  /** How the binding came to be: `start`, `create`, `adopt`, `continue`, `resume`. */
-  origin: string | null;
-  /**
-   * The title last written to the card or read from it while the two agreed: a card whose title differs from its
-   * session's is renamed only when the SESSION's title moved away from this and the CARD's did not (so a title
-   * retyped by hand in the outliner survives).
-   */
-  syncedTitle: string | null;
-  dropped: boolean;
-  completed: boolean;
 }
 
 /** The claims outstanding (memory only): the planner skips a claimed card in every pass. */

@@ -21,12 +21,14 @@ import { islandBundle, refusalPage, shellPage } from "../ui/mod.ts";
 import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
 import { errorText, type Log } from "../lang/mod.ts";
+import { configuredBoard, readRealLists, realListRefusal } from "../reconcile/mod.ts";
 
 /** Options of `startServer`. */
 export interface ServerOptions {
   asmHome: string;
   /** 0 picks a free port (tests) */
   port: number;
+  /** overrides config.toml's `mode` (`./asm serve --testing`); absent: config's, default live */
   mode?: "live" | "testing";
   drainEveryMs?: number;
   /** the rule for events of sessions with no row yet; see DrainDeps */
@@ -88,6 +90,25 @@ export function serverLogger(asmHome: string): Log {
   };
 }
 
+/**
+ * The server will not start on this data folder as configured, and says why in a sentence: config.toml's mode
+ * cannot be read, or a testing server's board is one of the real lists (`lib/reconcile/real_lists.ts`).
+ */
+export class StartRefused extends Error {
+  override name = "StartRefused";
+}
+
+/** The mode a server runs in (the option, else config's) and its settings; a sentence when it must not start. */
+function modeAndSettings(asmHome: string, asked: "live" | "testing" | undefined) {
+  const loaded = loadSettings(asmHome);
+  if (asked === undefined && loaded.refusal !== null) throw new StartRefused(loaded.refusal);
+  const mode = asked ?? loaded.settings.mode;
+  const board = configuredBoard(asmHome, mode, loaded.settings.board);
+  const refusal = realListRefusal(mode, board, readRealLists(asmHome));
+  if (refusal !== null) throw new StartRefused(refusal);
+  return { mode, ...loaded };
+}
+
 /** Bodies of state-changing requests are read up to this many bytes unless the route says otherwise. */
 export const DEFAULT_BODY_BYTES = 64 * 1024;
 /** Heavy requests (search, the session page) served at once; more wait for none: they get a 503 at once. */
@@ -126,8 +147,9 @@ async function boundedBody(req: Request, limit: number): Promise<Request | { ove
 /** Takes the writer lock, opens the ledger, binds 127.0.0.1 and starts the background tasks. */
 export function startServer(options: ServerOptions): RunningServer {
   const { asmHome } = options;
-  const mode = options.mode ?? "live";
   ensureDataFolder(asmHome);
+  // before the lock: a server that must not start leaves nothing behind
+  const { mode, settings, problem: settingsProblem } = modeAndSettings(asmHome, options.mode);
   const lock: WriterLock = acquireWriterLock(asmHome, { mode: "serve", port: options.port || null });
   const log = serverLogger(asmHome);
   const tightened = tightenDataFolder(asmHome);
@@ -141,7 +163,6 @@ export function startServer(options: ServerOptions): RunningServer {
   for (const { path, error } of tightened.failed.slice(0, 5)) {
     log({ what: "data folder: could not make private", path, error });
   }
-  const { settings, problem: settingsProblem } = loadSettings(asmHome);
   if (settingsProblem) log({ what: "config.toml", problem: settingsProblem });
   let ledger: Ledger;
   try {
@@ -179,7 +200,7 @@ export function startServer(options: ServerOptions): RunningServer {
     codes: new OneTimeCodes(),
     files: options.files ?? NODE_FILES,
     settings,
-    state: newServerState({ ledger, asmHome, env, log }),
+    state: newServerState({ ledger, asmHome, env, log, mode, settings }),
   };
   for (const service of options.services ?? SERVICES) {
     const run = () => service.run(context);
@@ -272,6 +293,7 @@ export function startServer(options: ServerOptions): RunningServer {
       if (closed) return;
       closed = true;
       for (const task of tasks) task.stop();
+      await context.state.board.close();
       await server.shutdown();
       ledger.close();
       lock.release();

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hookEvent } from "../ledger/_test_utils.ts";
-import { startServer } from "./app.ts";
+import { StartRefused, startServer } from "./app.ts";
 import { ROUTES } from "../../routes/mod.ts";
+import { SERVICES } from "./services.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -149,4 +150,115 @@ Deno.test("a lock left by a dead process is taken over", async () => {
   assert.equal(JSON.parse(Deno.readTextFileSync(join(home, "server.lock"))).pid, Deno.pid);
   await server.close();
   Deno.removeSync(home, { recursive: true });
+});
+
+Deno.test("asm serve in testing mode refuses to start on a real list, with the sentence, and leaves no lock", async () => {
+  const home = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-server-" }));
+  const env = {
+    ...Deno.env.toObject(),
+    ASM_HOME: home,
+    HOME: home,
+    CODEX_HOME: `${home}/.codex`,
+    GEMINI_CLI_HOME: home,
+  };
+  const real = join(home, "vault", "board.md");
+  Deno.mkdirSync(join(home, "vault"));
+  Deno.writeTextFileSync(real, "## SPRINT PLAN ^asm-plan\n");
+  Deno.writeTextFileSync(
+    join(home, "real-lists.json"),
+    JSON.stringify({ v: 1, lists: [{ backend: "markdown", location: real }] }),
+  );
+  Deno.writeTextFileSync(join(home, "config.toml"), `[board]\npath = "vault/board.md"\n`);
+  try {
+    const serve = async (...flags: string[]) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN, "serve", "--port", "0", ...flags],
+        env,
+      }).output();
+      return { code: out.code, err: new TextDecoder().decode(out.stderr) };
+    };
+    const sentence =
+      `asm serve: asm will not start in testing mode: the configured board ${real} is one of the ` +
+      "real lists";
+    const flagged = await serve("--testing");
+    assert.equal(flagged.code, 1);
+    assert.ok(flagged.err.startsWith(sentence), flagged.err);
+    // config's mode refuses the same way
+    Deno.writeTextFileSync(join(home, "config.toml"), `mode = "testing"\n[board]\npath = "vault/board.md"\n`);
+    const configured = await serve();
+    assert.equal(configured.code, 1);
+    assert.ok(configured.err.startsWith(sentence), configured.err);
+    assert.throws(() => Deno.statSync(join(home, "server.lock")), Deno.errors.NotFound);
+    assert.equal(Deno.readTextFileSync(real), "## SPRINT PLAN ^asm-plan\n", "the real board is untouched");
+    // a broken guard refuses too; a mode config cannot read refuses without --testing
+    Deno.writeTextFileSync(join(home, "real-lists.json"), "{");
+    assert.match(
+      (await serve()).err,
+      /the real-list guard cannot be read \(.*real-lists\.json: it is not JSON/,
+    );
+    Deno.writeTextFileSync(join(home, "config.toml"), `mode = "tseting"\n`);
+    assert.match((await serve()).err, /mode must be "live" or "testing" \(it is "tseting"\)/);
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("startServer takes its mode from config.toml unless told; a refused start throws StartRefused", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-server-" });
+  try {
+    Deno.writeTextFileSync(join(home, "config.toml"), `mode = "testing"\n`);
+    const server = await startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
+    assert.equal(server.context.mode, "testing");
+    await server.close();
+    const told = await startServer({ asmHome: home, port: 0, services: [], routes: ROUTES, mode: "live" });
+    assert.equal(told.context.mode, "live", "the option (the --testing flag) overrides config");
+    await told.close();
+    Deno.writeTextFileSync(
+      join(home, "real-lists.json"),
+      JSON.stringify({ v: 1, lists: [{ backend: "markdown", location: join(home, "board.testing.md") }] }),
+    );
+    assert.throws(
+      () => startServer({ asmHome: home, port: 0, services: [], routes: ROUTES }),
+      StartRefused,
+      "even the testing board's default file is refused when the guard names it",
+    );
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("the server's first board pass is a dry run in server.log, writing nothing; then the sweep is armed", async () => {
+  const home = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-server-" }));
+  const board = join(home, "board.testing.md");
+  const text = "## SPRINT PLAN ^asm-plan\n- Typed by hand #webapp\n## IN PROCESS ^asm-process\n" +
+    "- Nobody runs this #webapp ^c-000001\n## COMPLETE ^asm-complete\n";
+  Deno.writeTextFileSync(board, text);
+  const server = startServer({
+    asmHome: home,
+    port: 0,
+    mode: "testing",
+    routes: ROUTES,
+    services: SERVICES.filter((s) => s.name === "sweep"),
+  });
+  try {
+    const lines = await waitFor("the dry run's lines", () => {
+      const log = Deno.readTextFileSync(join(home, "server.log")).trim().split("\n").map((l) =>
+        JSON.parse(l)
+      );
+      return log.some((l) => l.what === "board dry run") ? log : null;
+    });
+    assert.deepEqual(
+      lines.filter((l) => l.what.startsWith("board dry run")).map((l) => [l.what, l.kind ?? l.actions]),
+      [
+        ["board dry run: would", "drop"],
+        ["board dry run", 1],
+      ],
+    );
+    assert.equal(Deno.readTextFileSync(board), text, "the board file's bytes are unchanged");
+    assert.equal(server.context.state.board.cadence().armed, true, "armed after the dry run");
+    assert.equal(server.context.state.board.cadence().dry_run_done, true);
+  } finally {
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
 });

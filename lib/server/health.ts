@@ -22,6 +22,8 @@ export interface HealthFacts {
   imports: { status: ImportStatus; scheduled: boolean };
   /** the ledger's file, and the free bytes on its disk (null: unknown) */
   ledger: LedgerFileFacts & { freeBytes: number | null };
+  /** the board: where it is, and the sweep's problem with it (null: none); absent where no board runs */
+  board?: { location: string; problem: string | null };
 }
 
 /** What every part says. */
@@ -72,7 +74,12 @@ export interface HealthModel {
   /** each failing part's sentence, led by the part's name in plain words */
   problems: string[];
   checked_at: string;
-  parts: { drain: DrainPart; poll: PollPart; import: ImportPart; ledger: LedgerPart };
+  parts: { drain: DrainPart; poll: PollPart; import: ImportPart; ledger: LedgerPart; board: BoardPart };
+}
+
+/** The board the sweep keeps in step. */
+export interface BoardPart extends HealthPart {
+  location: string | null;
 }
 
 /** The parts' names, as a person reads them. */
@@ -81,6 +88,7 @@ export const PART_LABELS: Record<keyof HealthModel["parts"], string> = {
   poll: "Liveness",
   import: "History import",
   ledger: "Ledger",
+  board: "Board",
 };
 
 /** A drain pass older than this (at least 30 s, or 10 of its intervals) means the drain has stopped. */
@@ -198,6 +206,7 @@ export function healthModel(facts: HealthFacts): HealthModel {
     drain: drainPart(facts, refusal),
     poll: pollPart(facts, refusal),
     import: importPart(facts, refusal),
+    board: part(facts.board?.problem ?? null, { location: facts.board?.location ?? null }),
     ledger,
   };
   const problems: string[] = [];
@@ -211,7 +220,7 @@ export function healthModel(facts: HealthFacts): HealthModel {
 export function healthText(model: HealthModel): string {
   const lines = [model.ok ? "asm is healthy" : `asm has ${model.problems.length} problem(s):`];
   const word = (p: HealthPart) => (p.ok ? "ok     " : "PROBLEM");
-  const { drain, poll, import: imp, ledger } = model.parts;
+  const { drain, poll, import: imp, ledger, board } = model.parts;
   const row = (name: keyof HealthModel["parts"], p: HealthPart, detail: string) =>
     `  ${PART_LABELS[name].padEnd(15)} ${word(p)}  ${p.problem ?? detail}`;
   lines.push(
@@ -239,6 +248,7 @@ export function healthText(model: HealthModel): string {
       `${ledger.path}, the file asm opened, writable, ` +
         (ledger.free_bytes === null ? "free space unknown" : `${mb(ledger.free_bytes)} free`),
     ),
+    row("board", board, board.location ?? "no board here"),
   );
   return lines.join("\n");
 }

@@ -11,7 +11,13 @@ import type { TaskStatus } from "./tasks.ts";
 
 /** Where the facts come from (a subset of the server's context). */
 export interface HealthSources {
-  state: { drain: DrainState; imports: ImportRunner; ledgerWatch: LedgerWatch };
+  state: {
+    drain: DrainState;
+    imports: ImportRunner;
+    ledgerWatch: LedgerWatch;
+    /** the board, when this server keeps one */
+    board?: { location: string; problem: string | null };
+  };
   tasks(): TaskStatus[];
 }
 
@@ -25,5 +31,8 @@ export async function healthOf(sources: HealthSources): Promise<HealthModel> {
     poll: tasks.get("poll") ?? null,
     imports: { status: sources.state.imports.status(), scheduled: tasks.has("import") },
     ledger,
+    board: sources.state.board
+      ? { location: sources.state.board.location, problem: sources.state.board.problem }
+      : undefined,
   });
 }

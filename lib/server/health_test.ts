@@ -62,6 +62,7 @@ function well(): HealthFacts {
       folderWritable: true,
       freeBytes: 20 * GB,
     },
+    board: { location: "/home/u/.asm/board.md", problem: null },
   };
 }
 
@@ -74,6 +75,17 @@ interface Row {
 
 const ROWS: Row[] = [
   { situation: "every layer reports well", change: () => {}, problem: null },
+  {
+    situation: "the sweep cannot use the board (a duplicated card id, an editor saving all the time)",
+    change: (f) => {
+      f.board = {
+        location: "/home/u/.asm/board.md",
+        problem: "the board repeats the card id c-1 (lines 3 and 9)",
+      };
+    },
+    problem: /^Board: the board repeats the card id c-1/,
+  },
+  { situation: "a server with no board", change: (f) => delete f.board, problem: null },
   {
     situation: "the drain cannot list the inbox, every pass",
     change: (f) => {
@@ -245,5 +257,5 @@ Deno.test("health: the model prints as lines, one per part, with each problem's 
   const text = healthText(healthModel(facts));
   assert.match(text, /^asm has 1 problem\(s\):/);
   assert.match(text, /\n {2}Ledger +PROBLEM {2}the ledger file .* is read-only/);
-  assert.equal(text.split("\n").length, 5);
+  assert.equal(text.split("\n").length, 6);
 });

@@ -11,6 +11,7 @@ export {
   type RunningServer,
   serverLogger,
   type ServerOptions,
+  StartRefused,
   startServer,
 } from "./app.ts";
 export {

@@ -1,17 +1,22 @@
 /**
  * The background services beyond the drain, each on its own timer: the liveness poll (5 s), the history import
  * (at start and every 15 min) and its refresh (10 s), launch correlation (2 s), the search index (60 s), the
- * pruning of drained events (hourly), the ledger watch (2 s) and the ledger's snapshots (hourly). Each gets from
- * the server only what its feature needs. A new service adds itself to SERVICES.
+ * pruning of drained events (hourly), the ledger watch (2 s), the ledger's snapshots (hourly) and the board's
+ * sweep (its dry run at start, then its own cadence). Each gets from the server only what its feature needs. A
+ * new service adds itself to SERVICES.
  * @module
  */
 import { pollOnce } from "../liveness/mod.ts";
+import { liveRows } from "../ledger/mod.ts";
 import { IMPORT_EVERY_MS, ownsAgentHomes, REFRESH_EVERY_MS } from "../history/mod.ts";
 import { CORRELATE_EVERY_MS, correlateForServer } from "../launch/mod.ts";
 import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";
 import { pruneProcessed } from "./data_folder.ts";
 import { SNAPSHOT_START_AFTER_MS, SNAPSHOT_TICK_MS, snapshotIfDue } from "../recovery/mod.ts";
+
+/** The board sweep's period (the spec's 20 s; the dry run is retried at it until it succeeds). */
+export const SWEEP_EVERY_MS = 20_000;
 
 /** A periodic job of the server. Runs never overlap themselves; an error is logged and the timer carries on. */
 export interface Service {
@@ -28,14 +33,17 @@ export const SERVICES: readonly Service[] = [
   {
     name: "poll",
     everyMs: 5000,
-    run: (ctx) =>
-      void pollOnce({
+    run: (ctx) => {
+      pollOnce({
         ledger: ctx.ledger,
         env: ctx.env,
         asmHome: ctx.asmHome,
         log: ctx.log,
         state: ctx.state.poll,
-      }),
+      });
+      // a driven session arriving in or leaving the live set wakes the board's sweep
+      ctx.state.board.observeLive(liveRows(ctx.ledger).map((r) => r.asm_id));
+    },
   },
   // the history import: at start and every 15 minutes; the refresh re-derives transcripts that grew
   // (only on the data folder whose environment names it: a scratch server never reads someone's agent homes)
@@ -74,6 +82,15 @@ export const SERVICES: readonly Service[] = [
     everyMs: 2000,
     run: async (ctx) => {
       await ctx.state.ledgerWatch.check();
+    },
+  },
+  // the board: the first pass after the start is a DRY RUN (logged, writing nothing), tried every 20 s until it
+  // succeeds; only then is the sweep's own cadence armed (a 20 s timer plus wakes, lib/reconcile runtime.ts)
+  {
+    name: "sweep",
+    everyMs: SWEEP_EVERY_MS,
+    run: async (ctx) => {
+      await ctx.state.board.dryRun();
     },
   },
   // a VACUUM INTO snapshot when the newest is an hour old, the last 3 kept (./asm rebuild restores the newest)

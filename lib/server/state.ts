@@ -1,16 +1,18 @@
 /**
  * What one server keeps between requests and ticks, in one value the server owns (not in module-level maps keyed
  * by a ledger or a context): the poll's memory, the import runner, the plan-usage cache, the live payload's
- * revision counters and the list's cached body. A test that starts two servers gets two of each.
+ * revision counters, the list's cached body and the board (its outliner, claims, memo and cadence). A test that
+ * starts two servers gets two of each.
  * @module
  */
-import { harnessRoots } from "../config/mod.ts";
+import { harnessRoots, type Mode, type Settings } from "../config/mod.ts";
 import { ImportRunner } from "../history/mod.ts";
 import { type DrainState, newDrainState } from "../inbox/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { LiveRevision, newPollState, type PollState } from "../liveness/mod.ts";
 import { UsageCache } from "../usage/mod.ts";
 import { LedgerWatch } from "./ledger_watch.ts";
+import { BoardRuntime } from "../reconcile/mod.ts";
 import type { LogLine } from "../lang/mod.ts";
 
 /** One server's state. */
@@ -29,6 +31,8 @@ export interface ServerState {
   drain: DrainState;
   /** The ledger's file: still the one opened, writable, room left; holds writes while it is read-only. */
   ledgerWatch: LedgerWatch;
+  /** The board: its outliner, the claims, what the server believes of it, the sweep's cadence. */
+  board: BoardRuntime;
 }
 
 /** A new server's state. */
@@ -37,6 +41,8 @@ export function newServerState(deps: {
   asmHome: string;
   env: Record<string, string>;
   log(line: LogLine): void;
+  mode: Mode;
+  settings: Settings;
 }): ServerState {
   return {
     poll: newPollState(),
@@ -46,5 +52,13 @@ export function newServerState(deps: {
     sessionsBodies: new Map(),
     drain: newDrainState(),
     ledgerWatch: new LedgerWatch({ ledger: deps.ledger, asmHome: deps.asmHome, log: deps.log }),
+    board: new BoardRuntime({
+      asmHome: deps.asmHome,
+      mode: deps.mode,
+      board: deps.settings.board,
+      ledger: deps.ledger,
+      log: deps.log,
+      env: deps.env,
+    }),
   };
 }

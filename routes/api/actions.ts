@@ -2,7 +2,9 @@
  * The actions, each one POST with a JSON body (spec: anything that can send an HTTP request can drive them):
  *
  * - `POST /api/launch` `{agent, folder, model?, name?, prompt?}`: a new session in a new window;
- * - `POST /api/sessions/:id/end`: stop it and close its window (`window_closed` counted);
+ * - `POST /api/sessions/:id/end`: stop it and close its window (`window_closed` counted); a session bound to a
+ *   board card goes through the board's END (lib/reconcile `endThroughCard`): its card is filed to COMPLETE,
+ *   whichever door (a sessions-list row, the session page, `./asm end`) sent the request;
  * - `POST /api/sessions/:id/resume` `{model?, prompt?}`: the same agent, the same session id;
  * - `POST /api/sessions/:id/continue` `{agent, prompt?, model?, name?}`: another agent takes over;
  * - `POST /api/sessions/:id/send` `{text}`: a slash command typed into its proven pane;
@@ -18,7 +20,6 @@ import {
   actionDeps,
   ActionRefused,
   continueWith,
-  endSession,
   focusSession,
   launchSession,
   type RefusalKind,
@@ -27,6 +28,7 @@ import {
   TerminalHostError,
 } from "../../lib/launch/mod.ts";
 import { pendingLaunches, recentLaunches } from "../../lib/ledger/mod.ts";
+import { endThroughCard } from "../../lib/reconcile/mod.ts";
 import { isRecord } from "../../lib/lang/mod.ts";
 
 async function body(req: Request): Promise<Record<string, unknown>> {
@@ -53,19 +55,24 @@ const REFUSAL_STATUS: Record<RefusalKind, number> = {
 /** The most an action's body may carry. */
 export const ACTION_BODY_BYTES = 1 << 20;
 
-function action(
+/**
+ * A POST route running one action: its JSON body read (at most `maxBodyBytes`), its answer as JSON, a refusal as
+ * its sentence with the refusal kind's status (the board's card routes use it too).
+ */
+export function actionRoute(
   pattern: string,
   run: (
     ctx: ServerContext,
     body: Record<string, unknown>,
     params: Record<string, string>,
   ) => Promise<unknown>,
+  // a prompt may be 100,000 bytes, and JSON spells a control character in six
+  maxBodyBytes = ACTION_BODY_BYTES,
 ): Route {
   return {
     method: "POST",
     pattern,
-    // a prompt may be 100,000 bytes, and JSON spells a control character in six
-    maxBodyBytes: ACTION_BODY_BYTES,
+    maxBodyBytes,
     async handle(req, ctx, params) {
       try {
         return json(await run(ctx, await body(req), params));
@@ -81,7 +88,7 @@ function action(
 
 /** The action routes. */
 export const actionRoutes: Route[] = [
-  action("/api/launch", (ctx, b) =>
+  actionRoute("/api/launch", (ctx, b) =>
     launchSession(actionDeps(ctx), {
       agent: b.agent as string,
       folder: b.folder as string,
@@ -90,14 +97,18 @@ export const actionRoutes: Route[] = [
       prompt: b.prompt as string | null,
       bypass_hook_trust: b.bypass_hook_trust === true,
     })),
-  action("/api/sessions/:id/end", (ctx, _b, p) => endSession(actionDeps(ctx), p.id)),
-  action("/api/sessions/:id/resume", (ctx, b, p) =>
+  // one END for every door: through the session's card when it has one (filed to COMPLETE)
+  actionRoute(
+    "/api/sessions/:id/end",
+    (ctx, _b, p) => endThroughCard(ctx.state.board.ending(), actionDeps(ctx), p.id),
+  ),
+  actionRoute("/api/sessions/:id/resume", (ctx, b, p) =>
     resumeSession(actionDeps(ctx), p.id, {
       model: b.model as string | null,
       prompt: b.prompt as string | null,
       bypass_hook_trust: b.bypass_hook_trust === true,
     })),
-  action("/api/sessions/:id/continue", (ctx, b, p) =>
+  actionRoute("/api/sessions/:id/continue", (ctx, b, p) =>
     continueWith(actionDeps(ctx), p.id, {
       agent: b.agent as string,
       prompt: b.prompt as string | null,
@@ -105,8 +116,8 @@ export const actionRoutes: Route[] = [
       name: b.name as string | null,
       bypass_hook_trust: b.bypass_hook_trust === true,
     })),
-  action("/api/sessions/:id/send", (ctx, b, p) => sendCommand(actionDeps(ctx), p.id, b.text)),
-  action("/api/sessions/:id/focus", (ctx, _b, p) => focusSession(actionDeps(ctx), p.id)),
+  actionRoute("/api/sessions/:id/send", (ctx, b, p) => sendCommand(actionDeps(ctx), p.id, b.text)),
+  actionRoute("/api/sessions/:id/focus", (ctx, _b, p) => focusSession(actionDeps(ctx), p.id)),
   {
     method: "GET",
     pattern: "/api/launches",

@@ -1,6 +1,7 @@
 /**
  * `GET /api/live`: the 5-second payload (lib/liveness/live_payload.ts): live ids, status, activity word, reason and
- * freshness, context tokens, and a revision that moves only when a displayed fact changed. `?all=1` includes the
+ * freshness, context tokens, the board's digest (what the server believes of the board: no outliner read), and a
+ * revision that moves only when a displayed fact changed. `?all=1` includes the
  * hidden rows (sub-agents, headless runs, harness folders), with their own revision (one per server and variant,
  * in the server's state, so two pages polling the same server read the same revisions).
  * @module
@@ -16,6 +17,14 @@ export const liveRoutes: Route[] = [{
   handle(req, ctx) {
     const all = new URL(req.url).searchParams.get("all") === "1";
     const counter = ctx.state.liveRevisions[all ? "all" : "visible"];
-    return json(livePayload(liveRows(ctx.ledger, { all }), isoAt(), counter, pendingLaunchViews(ctx.ledger)));
+    return json(
+      livePayload(
+        liveRows(ctx.ledger, { all }),
+        isoAt(),
+        counter,
+        pendingLaunchViews(ctx.ledger),
+        ctx.state.board.digest(),
+      ),
+    );
   },
 }];

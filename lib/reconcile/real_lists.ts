@@ -1,0 +1,108 @@
+/**
+ * The real-list guard: in testing mode asm refuses to start when its configured board is one of the person's real
+ * lists. The real lists are read from `$ASM_HOME/real-lists.json`, a file of their own that config.toml cannot
+ * override (the cutover to live mode writes it), keyed on the backend and the location:
+ *
+ * ```json
+ * {"v": 1, "lists": [{"backend": "markdown", "location": "/home/me/vault/board.md"}]}
+ * ```
+ *
+ * A Markdown board's location is its file's real path (lib/board `boardLocation`: links resolved, so a link to
+ * the real board, a linked folder or `..` all name the real board); a remote's is the id the backend names (Workflowy: a list's node id). A guard file asm cannot read is
+ * itself a refusal in testing mode: a guard that silently guards nothing is the failure it exists to prevent.
+ * @module
+ */
+import { join } from "node:path";
+import { boardLocation } from "../board/mod.ts";
+import { boardPath, type BoardSettings, type Mode } from "../config/mod.ts";
+import { errorText, isRecord } from "../lang/mod.ts";
+
+/** The guard file's name in the data folder. */
+export const REAL_LISTS_FILE = "real-lists.json";
+
+/** The most a guard file may hold (it lists a few locations). */
+const MAX_GUARD_BYTES = 64 * 1024;
+
+/** One real list: a backend and where it is. */
+export interface RealList {
+  backend: string;
+  location: string;
+}
+
+/** The guard file's real lists, or why it cannot be used (a sentence). Pure. */
+export function parseRealLists(text: string): RealList[] | { problem: string } {
+  const shape = 'it must be {"v": 1, "lists": [{"backend": "markdown", "location": "/path/board.md"}]}';
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return { problem: `it is not JSON (${errorText(err)}); ${shape}` };
+  }
+  if (!isRecord(doc) || doc.v !== 1 || !Array.isArray(doc.lists)) return { problem: shape };
+  const lists: RealList[] = [];
+  for (const entry of doc.lists) {
+    if (
+      !isRecord(entry) || typeof entry.backend !== "string" || entry.backend === "" ||
+      typeof entry.location !== "string" || entry.location === ""
+    ) {
+      return { problem: `every entry needs a backend and a location; ${shape}` };
+    }
+    lists.push({ backend: entry.backend, location: entry.location });
+  }
+  return lists;
+}
+
+/** The board a data folder is configured with in `mode`, as the guard keys it (backend and location). */
+export function configuredBoard(asmHome: string, mode: Mode, board: BoardSettings): RealList {
+  const path = boardPath(asmHome, mode, board);
+  return { backend: board.backend, location: board.backend === "markdown" ? boardLocation(path) : path };
+}
+
+/** The same location as the guard compares it (a Markdown path resolved; anything else as written). */
+function comparable(list: RealList): string {
+  return list.backend === "markdown" ? boardLocation(list.location) : list.location;
+}
+
+/** Reads the guard file of a data folder: no file is no real lists; a file asm cannot use is a problem. */
+export function readRealLists(asmHome: string): RealList[] | { problem: string } {
+  const path = join(asmHome, REAL_LISTS_FILE);
+  let bytes: Uint8Array;
+  try {
+    const info = Deno.lstatSync(path);
+    if (!info.isFile) return { problem: `${path} is not a regular file` };
+    if (info.size > MAX_GUARD_BYTES) return { problem: `${path} is larger than ${MAX_GUARD_BYTES} bytes` };
+    bytes = Deno.readFileSync(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    return { problem: `${path} could not be read: ${errorText(err)}` };
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { problem: `${path} is not UTF-8 text` };
+  }
+  const parsed = parseRealLists(text);
+  return Array.isArray(parsed) ? parsed : { problem: `${path}: ${parsed.problem}` };
+}
+
+/**
+ * Why a server in `mode` must not start on this board, or null. Only testing mode is guarded (live mode is
+ * meant to write the real board). The sentence names the location.
+ */
+export function realListRefusal(
+  mode: Mode,
+  board: RealList,
+  guard: RealList[] | { problem: string },
+): string | null {
+  if (mode !== "testing") return null;
+  if (!Array.isArray(guard)) {
+    return `asm will not start in testing mode: the real-list guard cannot be read (${guard.problem}), so it ` +
+      `cannot tell whether the board ${board.location} is a real one; fix the guard file`;
+  }
+  const here = comparable(board);
+  const real = guard.find((list) => list.backend === board.backend && comparable(list) === here);
+  if (!real) return null;
+  return `asm will not start in testing mode: the configured board ${here} is one of the real lists ` +
+    `(${REAL_LISTS_FILE}); point [board] path in config.toml at a throwaway copy, or run in live mode`;
+}

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { boardLocation } from "../board/mod.ts";
+import { DEFAULT_SETTINGS } from "../config/mod.ts";
+import {
+  configuredBoard,
+  parseRealLists,
+  readRealLists,
+  REAL_LISTS_FILE,
+  realListRefusal,
+} from "./real_lists.ts";
+
+/** A scratch folder (its real path), removed at the end of the test. */
+function scratch(): { path: string } & Disposable {
+  const path = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-real-lists-" }));
+  return { path, [Symbol.dispose]: () => Deno.removeSync(path, { recursive: true }) };
+}
+
+Deno.test("the guard file: its format, and sentences for what cannot be used", () => {
+  assert.deepEqual(parseRealLists('{"v":1,"lists":[{"backend":"markdown","location":"/r/board.md"}]}'), [
+    { backend: "markdown", location: "/r/board.md" },
+  ]);
+  assert.deepEqual(parseRealLists('{"v":1,"lists":[]}'), []);
+  for (const bad of ["{", '{"v":2,"lists":[]}', '{"v":1}', '{"v":1,"lists":[{"backend":"markdown"}]}']) {
+    const parsed = parseRealLists(bad);
+    assert.ok(!Array.isArray(parsed), bad);
+    assert.match(parsed.problem, /"lists": \[\{"backend": "markdown", "location"/, bad);
+  }
+});
+
+Deno.test("testing mode refuses a board on a real list, naming it; live mode and other boards start", () => {
+  const real = [{ backend: "markdown", location: "/nowhere/real/board.md" }];
+  const board = { backend: "markdown", location: "/nowhere/real/board.md" };
+  assert.match(
+    realListRefusal("testing", board, real) ?? "",
+    /^asm will not start in testing mode: the configured board \/nowhere\/real\/board\.md is one of the real lists/,
+  );
+  assert.equal(realListRefusal("live", board, real), null, "live mode is meant to write the real board");
+  assert.equal(realListRefusal("testing", { ...board, location: "/nowhere/copy.md" }, real), null);
+  assert.equal(
+    realListRefusal("testing", { ...board, backend: "workflowy" }, real),
+    null,
+    "keyed on the backend",
+  );
+  assert.match(
+    realListRefusal("testing", board, { problem: "x is not JSON" }) ?? "",
+    /the real-list guard cannot be read \(x is not JSON\), so it cannot tell whether the board/,
+  );
+  assert.equal(realListRefusal("live", board, { problem: "x" }), null);
+});
+
+Deno.test("a Markdown location is its real path: a link, a linked folder or .. name the real board", () => {
+  using s = scratch();
+  const h = s.path;
+  const vault = join(h, "vault");
+  Deno.mkdirSync(vault);
+  Deno.writeTextFileSync(join(vault, "board.md"), "## SPRINT PLAN ^asm-plan\n");
+  Deno.symlinkSync(vault, join(h, "linked"));
+  Deno.symlinkSync(join(vault, "board.md"), join(h, "link.md"));
+  const real = [{ backend: "markdown", location: join(vault, "board.md") }];
+  for (
+    const path of [
+      join(h, "linked", "board.md"),
+      join(h, "link.md"),
+      join(h, "vault", "..", "vault", "board.md"),
+    ]
+  ) {
+    assert.equal(boardLocation(path), join(vault, "board.md"), path);
+    assert.ok(
+      realListRefusal("testing", { backend: "markdown", location: boardLocation(path) }, real),
+      path,
+    );
+  }
+  // a board file not written yet is named by its folder's real path
+  assert.equal(boardLocation(join(h, "linked", "new.md")), join(vault, "new.md"));
+});
+
+Deno.test("the guard file is read from the data folder; none is no real lists, a broken one a problem", () => {
+  using s = scratch();
+  const h = s.path;
+  assert.deepEqual(readRealLists(h), []);
+  Deno.writeTextFileSync(join(h, REAL_LISTS_FILE), "not json");
+  const broken = readRealLists(h);
+  assert.ok(!Array.isArray(broken));
+  assert.match(broken.problem, /real-lists\.json: it is not JSON/);
+  Deno.removeSync(join(h, REAL_LISTS_FILE));
+  Deno.mkdirSync(join(h, REAL_LISTS_FILE));
+  assert.match((readRealLists(h) as { problem: string }).problem, /not a regular file/);
+});
+
+Deno.test("the configured board: testing mode's default file is never the live one", () => {
+  const board = DEFAULT_SETTINGS.board;
+  assert.deepEqual(configuredBoard("/nowhere/.asm", "testing", board), {
+    backend: "markdown",
+    location: "/nowhere/.asm/board.testing.md",
+  });
+  assert.equal(configuredBoard("/nowhere/.asm", "live", board).location, "/nowhere/.asm/board.md");
+});
