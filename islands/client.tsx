@@ -12,6 +12,7 @@ import { TopBar, wireGlanceJumps } from "./top_bar.tsx";
 import { startUsagePoll, UsageRow } from "./usage_row.tsx";
 import { Launches } from "./launches.tsx";
 import { SearchBox } from "./search_box.tsx";
+import { SprintBoard } from "./sprint_board.tsx";
 import { startLivePoll } from "./live_poll.ts";
 import { startHealthPoll } from "./health_banner.ts";
 import { loadShell, takeCodeFromAddress } from "./api.ts";
@@ -27,6 +28,7 @@ const REGISTRY: Record<string, ComponentType<any>> = {
   UsageRow,
   Launches,
   SearchBox,
+  SprintBoard,
 };
 
 counter.__asmRenders = 0;

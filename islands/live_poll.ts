@@ -1,7 +1,9 @@
 /// <reference lib="dom" />
 /**
  * The 5-second poll of `/api/live`. It writes into cells (no render); only a change in WHICH sessions are live,
- * or a changed name, re-fetches the rows and re-sorts the table (the one allowed render).
+ * or a changed name, re-fetches the rows and re-sorts the table (the one allowed render). The board island is
+ * fetched again when `board_digest` moved or the live ids changed (islands/board_store.ts), and its cards' status
+ * cells are the same cells as the table's.
  * @module
  */
 // browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
@@ -12,6 +14,7 @@ import { updateGlance } from "./top_bar.tsx";
 import { updateLaunches } from "./launches.tsx";
 import type { PendingLaunchView } from "../lib/liveness/live_payload.ts";
 import { api } from "./api.ts";
+import { boardShows, followBoard, patchCardCells } from "./board_store.ts";
 
 /** One session in the live payload. */
 interface LiveSession {
@@ -41,6 +44,8 @@ async function tick(): Promise<void> {
     revision: number;
     sessions: LiveSession[];
     launches?: PendingLaunchView[];
+    live?: string[];
+    board_digest?: string | null;
   };
   updateLaunches(live.launches ?? []);
   const rows = renderedRows();
@@ -56,13 +61,19 @@ async function tick(): Promise<void> {
     await fetchAllRows();
   } else if (live.revision !== lastRevision) {
     for (const s of live.sessions) {
-      if (!shown.has(s.asm_id)) continue;
+      // a card's session shares the status cell with its row; it may be a row the table has not loaded
+      const onBoard = boardShows(s.asm_id);
+      if (!shown.has(s.asm_id) && !onBoard) continue;
       setCell("status", s.asm_id, statusWord(s.status, s.end_reason ?? null, s.unsure_reason ?? null).word);
+      if (onBoard) patchCardCells(s.asm_id, s.status, s.unsure_reason ?? null);
+      if (!shown.has(s.asm_id)) continue;
       setCell("activity", s.asm_id, activityText(s.activity_word, s.activity_reason));
       setCell("context", s.asm_id, contextText(s.context_tokens));
     }
   }
   lastRevision = live.revision;
+  // the board: fetched again when its digest moved or the live ids changed (not hashed by the digest)
+  await followBoard(live.board_digest ?? null, live.live ?? live.sessions.map((s) => s.asm_id));
   const byId = new Map(renderedRows().map((r) => [r.id, r]));
   updateGlance(live.sessions.map((s) => ({
     asm_id: s.asm_id,

@@ -90,7 +90,7 @@ button.primary { background: var(--accent); color: var(--bg); border-color: var(
 .dialog { position: fixed; inset: 0; background: rgba(0,0,0,.35); display: flex; align-items: center;
   justify-content: center; z-index: 2; }
 .dialog form { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 16px; width: 460px;
-  display: grid; gap: 8px; }
+  max-width: calc(100vw - 16px); display: grid; gap: 8px; overflow-wrap: anywhere; }
 .dialog h2 { font-size: 15px; margin: 0 0 4px; } .dialog label { display: grid; gap: 2px; color: var(--muted); }
 .dialog input, .dialog select, .dialog textarea { font: inherit; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 4px; padding: 4px; }
@@ -99,6 +99,46 @@ button.primary { background: var(--accent); color: var(--bg); border-color: var(
 .health-banner { margin: 0; padding: 6px 16px; background: var(--chip); color: var(--warn); font-weight: 600;
   border-bottom: 1px solid var(--line); }
 .refusal { max-width: 70ch; padding: 24px 16px; }
+h2.section { font-size: 14px; margin: 16px 0 4px; scroll-margin-top: 120px; }
+.board { margin: 4px 0 8px; }
+.board-where { margin: 0 0 6px; font-size: 12px; color: var(--muted); overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; }
+.board-problem { margin: 0 0 6px; color: var(--warn); font-weight: 600; overflow-wrap: anywhere; }
+.board-empty { max-width: 90ch; } .board-empty p { margin: 0 0 6px; overflow-wrap: anywhere; }
+.board-empty pre { margin: 0 0 10px; padding: 8px 10px; background: var(--chip); border-radius: 6px; font-size: 12px;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.lanes { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 10px; align-items: start; }
+@media (max-width: 760px) {
+  .lanes { grid-template-columns: minmax(0, 1fr); }
+  /* a phone: the header wraps, the tall usage row scrolls away, and the table scrolls sideways in its own box
+     rather than squeezing its title column to nothing */
+  header { flex-wrap: wrap; } .glance { margin-left: 0; flex-wrap: wrap; } .usage-bar { position: static; }
+  main { overflow-x: auto; } .filters { flex-wrap: wrap; } table.sessions { min-width: 1100px; }
+}
+.lane { border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px 8px; min-width: 0; }
+.lane h2 { display: flex; justify-content: space-between; font-size: 12px; letter-spacing: .04em; color: var(--muted);
+  margin: 0 0 6px; }
+.lane-count { font-variant-numeric: tabular-nums; }
+.lane-cards { display: grid; gap: 6px; }
+.card { border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px; min-width: 0; display: grid; gap: 4px; }
+.card.dropped { border-style: dashed; }
+.card-title { font-weight: 600; overflow-wrap: anywhere; }
+.card-chips { display: flex; flex-wrap: wrap; gap: 4px 6px; align-items: baseline; min-width: 0; }
+.card-chips .chip { max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.chip-dropped { color: var(--warn); }
+.card-state { min-width: 0; overflow-wrap: anywhere; font-size: 12px; }
+.card-status { font-weight: 600; color: inherit; text-decoration: none; } .card-unsure { color: var(--warn); }
+.prompt { min-width: 0; font-size: 12px; color: var(--muted); }
+.prompt summary { cursor: pointer; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.prompt[open] summary { white-space: normal; overflow-wrap: anywhere; }
+.prompt p { margin: 2px 0 0 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.card-buttons { display: flex; flex-wrap: wrap; gap: 4px; }
+.card-buttons button.refused { opacity: .55; cursor: help; }
+.card-notice { margin: 0; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.card-notice:empty { display: none; } .card-notice.error { color: var(--warn); }
+.not-on-plan { margin: 8px 0 0; } .not-on-plan h2 { font-size: 12px; color: var(--muted); margin: 0 0 4px; }
+.not-on-plan ul { margin: 0; padding: 0; list-style: none; display: grid; gap: 2px; }
+.not-on-plan li { overflow-wrap: anywhere; } .not-on-plan a { color: inherit; }
 `;
 
 /** Props of the document. */
@@ -112,9 +152,11 @@ export interface DocumentProps {
   topBar?: ComponentChildren;
   /** the sticky usage row under the header (an island) */
   usageRow?: ComponentChildren;
+  /** the server has a board: the front tab (`/`) reads "Board" (the board's lanes above the sessions) */
+  board?: boolean;
 }
 
-function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRow }: DocumentProps) {
+function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRow, board }: DocumentProps) {
   const tab = (id: DocumentProps["current"], href: string, label: string) => (
     <a href={href} aria-current={current === id ? "page" : undefined}>{label}</a>
   );
@@ -130,7 +172,8 @@ function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRo
         <header>
           <h1>asm</h1>
           <nav>
-            {tab("sessions", "/", "Sessions")}
+            {tab("sessions", "/", board ? "Board" : "Sessions")}
+            {board && <a href="/#sessions">Sessions</a>}
             {tab("projects", "/projects", "Projects")}
             {tab("activity", "/activity", "Activity")}
           </nav>

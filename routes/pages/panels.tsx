@@ -7,6 +7,7 @@
 import type { Route } from "../../lib/server/mod.ts";
 import { islandBundle, pageResponse, yearGrid } from "../../lib/ui/mod.ts";
 import { heatmapCells, projectCounts } from "../../lib/ledger/mod.ts";
+import { boardIsOn } from "./sprint.tsx";
 import { heatmapSeries, projectName } from "../../lib/derive/mod.ts";
 import { loadAgents } from "../../lib/agents/mod.ts";
 
@@ -57,6 +58,7 @@ export const panelRoutes: Route[] = [
         current: "projects",
         bundleUrl: (await islandBundle()).url,
         pollMs: 5000,
+        board: boardIsOn(ctx),
         children: (
           <>
             <p class="lede">
@@ -101,6 +103,7 @@ export const panelRoutes: Route[] = [
         current: "activity",
         bundleUrl: (await islandBundle()).url,
         pollMs: 5000,
+        board: boardIsOn(ctx),
         children: (
           <>
             <p class="lede">Turns typed per UTC day, each agent drawn against its own busiest day.</p>

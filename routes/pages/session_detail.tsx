@@ -6,6 +6,7 @@
 import type { Route } from "../../lib/server/mod.ts";
 import { contextText, islandBundle, type MessageView, pageResponse, statusWord } from "../../lib/ui/mod.ts";
 import { sessionDetail } from "../../lib/history/mod.ts";
+import { boardIsOn } from "./sprint.tsx";
 
 function Message({ m }: { m: MessageView }) {
   if (m.kind === "tool" || m.kind === "injected") {
@@ -44,6 +45,7 @@ export const sessionDetailPageRoutes: Route[] = [{
         current: "sessions",
         bundleUrl,
         pollMs: 5000,
+        board: boardIsOn(ctx),
         children: <p class="empty">asm has no session {params.id}.</p>,
       });
     }
@@ -59,6 +61,7 @@ export const sessionDetailPageRoutes: Route[] = [{
       current: "sessions",
       bundleUrl,
       pollMs: 5000,
+      board: boardIsOn(ctx),
       children: (
         <article class="detail" data-detail-for={String(s.asm_id)}>
           <h2>{title}</h2>

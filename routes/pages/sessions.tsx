@@ -1,6 +1,6 @@
 /**
- * `GET /`: the Sessions page, server-rendered from the ledger; the table is an island the poll keeps true.
- * `?all=1` shows hidden rows too.
+ * `GET /`: the front page, server-rendered from the ledger: the board's three lanes (routes/pages/sprint.tsx) above
+ * the Sessions table; both are islands the poll keeps true. `?all=1` shows hidden rows too.
  * @module
  */
 import type { Route, ServerContext } from "../../lib/server/mod.ts";
@@ -22,6 +22,7 @@ import { UsageRow } from "../../islands/usage_row.tsx";
 import { Launches } from "../../islands/launches.tsx";
 import { SearchBox } from "../../islands/search_box.tsx";
 import type { UsageReading } from "../../lib/usage/mod.ts";
+import { boardIsland, boardIsOn } from "./sprint.tsx";
 
 /** How long the page waits for plan usage before it renders without it (the row then fetches it). */
 const USAGE_BUDGET_MS = 300;
@@ -41,7 +42,7 @@ async function usageIfReady(ctx: ServerContext): Promise<UsageReading[] | null> 
 /** How often the page polls /api/live; a test may shorten it with `?poll_ms=`. */
 const POLL_MS = 5000;
 
-/** The Sessions page. */
+/** The front page: the board, then the Sessions table. */
 export const sessionsPageRoutes: Route[] = [{
   method: "GET",
   pattern: "/",
@@ -61,9 +62,13 @@ export const sessionsPageRoutes: Route[] = [{
       name: a.name,
       display: a.display,
     }));
+    const board = boardIsOn(ctx);
+    // the board's lanes first, the full session list underneath (the spec's layout)
+    const boardSection = await boardIsland(ctx, live.map((s) => s.asm_id));
     return pageResponse({
-      title: "asm: sessions",
+      title: board ? "asm: board" : "asm: sessions",
       current: "sessions",
+      board,
       bundleUrl: bundle.url,
       pollMs,
       topBar: <Island name="TopBar" component={TopBar} props={{ agents }} />,
@@ -74,6 +79,8 @@ export const sessionsPageRoutes: Route[] = [{
         <>
           <Island name="Actions" component={Actions} props={{ agents }} />
           <Island name="Launches" component={Launches} props={{ launches }} />
+          {boardSection}
+          <h2 class="section" id="sessions">Sessions</h2>
           <Island name="SearchBox" component={SearchBox} props={{ all }} />
           <Island
             name="SessionsTable"
