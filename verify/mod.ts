@@ -9,6 +9,7 @@ const GATES: Record<string, () => Promise<Check[]>> = {
   "gate1-hook": async () => (await import("./gate1_hook.ts")).gate1HookChecks(),
   "gate1-live": async () => (await import("./gate1_live.ts")).gate1LiveChecks(),
   "gate2": async () => (await import("./gate2.ts")).gate2Checks(),
+  "gate3": async () => (await import("./gate3.ts")).gate3Checks(),
 };
 
 /** The gates' names, in the order they were built (the command table offers exactly these). */

@@ -1,7 +1,8 @@
 /**
  * The dashboard end to end, in a real Chromium, driving a real Claude Code in a real tmux window against its fake
  * model server: launch from the dialog, see it live, END it from its row, see ENDED, RESUME it from the row and
- * see the same session live again.
+ * see the same session live again; then START a card of the board from its lane and see a new Claude live in
+ * a window of its own, the card IN PROCESS with its status cell LIVE.
  * @module
  */
 import assert from "node:assert/strict";
@@ -10,12 +11,20 @@ import { liveWorld } from "../../verify/live_world.ts";
 import { launchChromium, openWithKey } from "../../verify/browser.ts";
 
 Deno.test({
-  name: "a session launched from the dialog goes live, ENDs from its row, and RESUMEs as the same session",
+  name: "a session launched from the dialog goes live, ENDs from its row, and RESUMEs as the same session; " +
+    "a card STARTed from its lane launches a real agent and reads LIVE in IN PROCESS",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const claude = loadAgents().find((a) => a.name === "claude")!;
-    const world = await liveWorld([claude]);
+    const world = await liveWorld([claude], {
+      folders: ["webapp"],
+      config: (folders) => ({ board: { folders: { webapp: folders.get("webapp") } } }),
+      asmFiles: {
+        "board.testing.md": "## SPRINT PLAN ^asm-plan\n- Started from the page #webapp ^c-page01\n" +
+          "  - hello from the board\n## IN PROCESS ^asm-process\n## COMPLETE ^asm-complete\n",
+      },
+    });
     const browser = await launchChromium();
     // the world's server drains only when asked (its gates count events); the page needs it drained as it goes
     const drainer = setInterval(() => world.drain(), 250);
@@ -87,6 +96,36 @@ Deno.test({
       const runs = world.server.ledger.runs(asmId);
       assert.equal(runs.length, 2);
       assert.equal(runs[1].start_source, "resume");
+
+      // START from the board's lane: a real Claude in a new window, the card IN PROCESS and its cell LIVE
+      const card = page.locator('[data-card-for="c-page01"]');
+      const windowsBeforeStart = await world.windows();
+      await card.locator('button[data-button="start"]').click();
+      const dialog = page.locator(".board .dialog");
+      await dialog.locator("select[name=agent]").selectOption("claude");
+      await dialog.locator("button[type=submit]").click();
+      const moved = page.locator('[data-lane="process"] [data-card-for="c-page01"]');
+      await moved.waitFor({ timeout: 20_000 });
+      await moved.locator("[data-status-for]", { hasText: "LIVE" }).waitFor({ timeout: 30_000 });
+      const cardAsmId = await moved.locator("[data-status-for]").getAttribute("data-status-for");
+      assert.ok(cardAsmId && cardAsmId !== asmId, `the card's own new session: ${cardAsmId}`);
+      const started = world.server.ledger.session(cardAsmId)!;
+      assert.deepEqual([started.agent, started.status, started.cwd], [
+        "claude",
+        "live",
+        world.folders.get("webapp"),
+      ]);
+      assert.equal(await world.windows(), windowsBeforeStart + 1, "one window more");
+      const fake = world.fakes.get("claude")!;
+      await world.until(
+        () => fake.userTexts().some((t) => t.includes("hello from the board")),
+        "the card's prompt reached the model",
+        30_000,
+      );
+      assert.match(
+        Deno.readTextFileSync(`${world.asmHome}/board.testing.md`),
+        /## IN PROCESS \^asm-process\n- Started from the page #webapp #claude \^c-page01\n/,
+      );
     } finally {
       clearInterval(drainer);
       await browser.close();
