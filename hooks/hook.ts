@@ -18,7 +18,7 @@ const READ_TIMEOUT_MS = 3000;
 /** How far up the ancestry the hook looks for agents and launch tokens; only the nearest 8 are recorded. */
 const WALK_DEPTH = 32;
 const RECORDED_ANCESTORS = 8;
-const TOKEN_PATTERN = /asmlt_[0-9a-z]+/;
+const TOKEN_PATTERN = /^asmlt_[0-9a-z]+$/;
 /** The largest standing-rules file injected; a larger one is skipped whole, never cut. */
 const MAX_RULES_BYTES = 64 * 1024;
 /**
@@ -463,10 +463,21 @@ function scriptOf(pid: number): string | null {
   }
 }
 
+/**
+ * The token of the nearest ancestor that is a launch's own process: the launcher (`/bin/sh <token>.sh <token>`)
+ * or the shim (`deno run ... shim.ts <token> ...`), as lib/launch `launchedBy` has it. Never a process that only
+ * mentions a token: the tmux server a launch started keeps that launch's command line, and a window the person
+ * opened in it runs below it.
+ */
 function findToken(chain: Ancestor[]): string | null {
   for (const ancestor of chain) {
-    const found = readArgv(ancestor.pid).join(" ").match(TOKEN_PATTERN);
-    if (found) return found[0];
+    const argv = readArgv(ancestor.pid);
+    if (argv.length === 3 && TOKEN_PATTERN.test(argv[2]) && argv[1].endsWith(`/${argv[2]}.sh`)) {
+      return argv[2];
+    }
+    if (argv[1] !== "run") continue;
+    const shim = argv.findIndex((a) => a === "shim.ts" || a.endsWith("/shim.ts"));
+    if (shim > 1 && TOKEN_PATTERN.test(argv[shim + 1] ?? "")) return argv[shim + 1];
   }
   return null;
 }

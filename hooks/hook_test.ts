@@ -523,19 +523,37 @@ Deno.test("the launch token and session name come from the environment first", a
   });
 });
 
-Deno.test("the launch token is found in an ancestor's command line when the environment has none", async () => {
+Deno.test("the launch token is found in the launcher's command line when the environment has none", async () => {
   await withHome(claudeLike(), async (home) => {
     const middle = `${home.dir}/middle.sh`;
     Deno.writeTextFileSync(middle, `"$HOOK" claude; true\n`);
-    // the token sits two levels up, in the launcher's command line, as a tmux window command would carry it
+    // the token sits two levels up, in the launcher's command line: `/bin/sh <token>.sh <token>`, as a window runs it
+    const launcher = `${home.dir}/asmlt_9k2x7q.sh`;
+    Deno.writeTextFileSync(launcher, `/bin/sh "$MIDDLE"; true\n`);
     const outcome = await runHook(home, [], {
       stdin: claudePayload("UserPromptSubmit"),
-      env: { MIDDLE: middle },
-      via: viaShell("/bin/sh", `/bin/sh "$MIDDLE"; true # launched as asmlt_9k2x7q`),
+      env: { MIDDLE: middle, LAUNCHER: launcher },
+      via: viaShell("/bin/sh", `/bin/sh "$LAUNCHER" asmlt_9k2x7q; true`),
     });
     const event = onlyEvent(outcome);
     assert.equal(event.launch_token, "asmlt_9k2x7q");
     assert.equal(event.session_name, null);
+  });
+});
+
+Deno.test("an ancestor that only mentions a token (a tmux server a launch started, a prompt) gives none", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const middle = `${home.dir}/middle.sh`;
+    Deno.writeTextFileSync(middle, `"$HOOK" claude; true\n`);
+    const outcome = await runHook(home, [], {
+      stdin: claudePayload("UserPromptSubmit"),
+      env: { MIDDLE: middle },
+      via: viaShell(
+        "/bin/sh",
+        `/bin/sh "$MIDDLE"; true # new-session -- /bin/sh /h/asmlt_9k2x7q.sh asmlt_9k2x7q`,
+      ),
+    });
+    assert.equal(onlyEvent(outcome).launch_token, null);
   });
 });
 

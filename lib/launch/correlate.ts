@@ -45,8 +45,21 @@ export const LAUNCH_EXPIRY_MS = 120_000;
 export const ADOPT_AFTER_MS = 10_000;
 
 /**
- * Pure: the processes below any process whose command line carries `token` (the launcher script, then the shim
- * that replaced it), nearest first.
+ * Pure: whether a command line is one of a launch's own: the launcher (`/bin/sh <dir>/<token>.sh <token>`) or
+ * the shim that replaced it (`deno run ... shim.ts <token> ...`). A command line that merely mentions the token
+ * is not: the tmux server a launch started keeps that launch's `new-session ... -- /bin/sh <token>.sh <token>`
+ * as its own command line, and every later window of every other launch runs below it.
+ */
+export function launchedBy(argv: readonly string[], token: string): boolean {
+  if (argv.length === 3 && argv[2] === token && argv[1].endsWith(`/${token}.sh`)) return true;
+  if (argv[1] !== "run") return false;
+  const shim = argv.findIndex((a) => a === "shim.ts" || a.endsWith("/shim.ts"));
+  return shim > 1 && argv[shim + 1] === token;
+}
+
+/**
+ * Pure: the processes below the launch's own process (the launcher script, then the shim that replaced it;
+ * {@link launchedBy}), nearest first.
  */
 export function processesUnderToken(token: string, procs: ReadonlyMap<number, ProcInfo>): ProcInfo[] {
   const children = new Map<number, ProcInfo[]>();
@@ -55,7 +68,7 @@ export function processesUnderToken(token: string, procs: ReadonlyMap<number, Pr
     list.push(p);
     children.set(p.ppid, list);
   }
-  const holders = [...procs.values()].filter((p) => p.argv.some((a) => a.includes(token)));
+  const holders = [...procs.values()].filter((p) => launchedBy(p.argv, token));
   const seen = new Set(holders.map((p) => p.pid));
   const out: ProcInfo[] = [];
   const queue = [...holders];

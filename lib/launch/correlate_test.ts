@@ -61,6 +61,41 @@ Deno.test("the processes under a token are those below the process whose command
   assert.deepEqual(processesUnderToken("asmlt_zzz", procs), []);
 });
 
+Deno.test("the tmux server a launch started carries its token, and is no holder: other launches' windows are below it", () => {
+  // seen in the live board gate: a RESUME restarted tmux, and a CONTINUE's session in another window was matched
+  // to the RESUME "by ancestry" through the server's command line
+  const server = [
+    "tmux",
+    "new-session",
+    "-d",
+    "-s",
+    "asm",
+    "--",
+    "/bin/sh",
+    "/h/launches/asmlt_first.sh",
+    "asmlt_first",
+  ];
+  const procs = new Map([
+    proc(1, 0, 1, "/usr/bin/tmux", server),
+    proc(10, 1, 100, "/bin/sh", ["/bin/sh", "/h/launches/asmlt_first.sh", "asmlt_first"]),
+    proc(11, 10, 110, CLAUDE_EXE, ["claude"]),
+    proc(20, 1, 200, "/deno", [
+      "deno",
+      "run",
+      "-A",
+      "/x/lib/launch/shim.ts",
+      "asmlt_next",
+      "/h/e",
+      "-",
+      "-",
+      "--",
+    ]),
+    proc(21, 20, 210, CLAUDE_EXE, ["claude", "--", "mentions asmlt_first"]),
+  ].map((p) => [p.pid, p]));
+  assert.deepEqual(processesUnderToken("asmlt_first", procs).map((p) => p.pid), [11], "the launcher's own");
+  assert.deepEqual(processesUnderToken("asmlt_next", procs).map((p) => p.pid), [21], "the shim's own");
+});
+
 function launchRowOf(over: Partial<LaunchRow> = {}): LaunchRow {
   return {
     token: "asmlt_aaa",

@@ -1,6 +1,7 @@
 /**
- * Launch tokens: `asmlt_<lowercase base36>`. The hook looks for exactly this shape (`/asmlt_[0-9a-z]+/`) in
- * `ASM_LAUNCH_TOKEN` and in its ancestors' command lines, so the two must never drift apart.
+ * Launch tokens: `asmlt_<lowercase base36>`. The hook looks for exactly this shape (`/^asmlt_[0-9a-z]+$/`) in
+ * `ASM_LAUNCH_TOKEN` and in its ancestors' command lines (only a launcher's or a shim's own, as correlate.ts
+ * `launchedBy` has it), so the two must never drift apart.
  * @module
  */
 
