@@ -41,6 +41,8 @@ function sandboxEnv(root: string): Record<string, string> {
     GEMINI_CLI_HOME: home,
     DENO_DIR: denoDir,
     ASM_AGENTS_BIN: agentsBinDir(),
+    // every server a test starts is a testing one (lib/server app.ts): it writes nothing shared
+    ASM_MODE: "testing",
     NO_COLOR: "1",
   };
 }

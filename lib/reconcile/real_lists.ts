@@ -8,8 +8,15 @@
  * ```
  *
  * A Markdown board's location is its file's real path (lib/board `boardLocation`: links resolved, so a link to
- * the real board, a linked folder or `..` all name the real board); a remote's is the id the backend names (Workflowy: a list's node id). A guard file asm cannot read is
- * itself a refusal in testing mode: a guard that silently guards nothing is the failure it exists to prevent.
+ * the real board, a linked folder or `..` all name the real board); a remote's is the id the backend names
+ * (Workflowy: a list's node id). A guard file asm cannot read is itself a refusal in testing mode: a guard that
+ * silently guards nothing is the failure it exists to prevent.
+ *
+ * A testing setup usually has a data folder of its own (`ASM_HOME=/tmp/try asm serve --testing`), whose guard
+ * file is empty; the person's real lists are written in their own data folder's. So the guard is read from both:
+ * the data folder asm runs on and the person's own, `$HOME/.asm` (read only, never written). And each of those
+ * folders' live default board (`board.md`) is a real list without being written down: testing mode never opens
+ * the file live mode would use.
  * @module
  */
 import { join } from "node:path";
@@ -63,8 +70,31 @@ function comparable(list: RealList): string {
   return list.backend === "markdown" ? boardLocation(list.location) : list.location;
 }
 
-/** Reads the guard file of a data folder: no file is no real lists; a file asm cannot use is a problem. */
-export function readRealLists(asmHome: string): RealList[] | { problem: string } {
+/**
+ * The real lists a server on `asmHome` must not touch in testing mode: the guard files of that data folder and of
+ * the person's own (`<home>/.asm`, when it is another folder), and each folder's live default board. A guard
+ * file asm cannot use is a problem (the first one found).
+ */
+export function readRealLists(
+  asmHome: string,
+  options: { home?: string } = {},
+): RealList[] | { problem: string } {
+  const folders = [asmHome];
+  if (options.home) {
+    const own = join(options.home, ".asm");
+    if (boardLocation(own) !== boardLocation(asmHome)) folders.push(own);
+  }
+  const lists: RealList[] = [];
+  for (const folder of folders) {
+    const written = readGuardFile(folder);
+    if (!Array.isArray(written)) return written;
+    lists.push(...written, { backend: "markdown", location: join(folder, "board.md") });
+  }
+  return lists;
+}
+
+/** Reads the guard file of one data folder: no file is no real lists; a file asm cannot use is a problem. */
+function readGuardFile(asmHome: string): RealList[] | { problem: string } {
   const path = join(asmHome, REAL_LISTS_FILE);
   let bytes: Uint8Array;
   try {

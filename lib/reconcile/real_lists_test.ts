@@ -75,10 +75,10 @@ Deno.test("a Markdown location is its real path: a link, a linked folder or .. n
   assert.equal(boardLocation(join(h, "linked", "new.md")), join(vault, "new.md"));
 });
 
-Deno.test("the guard file is read from the data folder; none is no real lists, a broken one a problem", () => {
+Deno.test("the guard file is read from the data folder; none lists only its live board, a broken one a problem", () => {
   using s = scratch();
   const h = s.path;
-  assert.deepEqual(readRealLists(h), []);
+  assert.deepEqual(readRealLists(h), [{ backend: "markdown", location: join(h, "board.md") }]);
   Deno.writeTextFileSync(join(h, REAL_LISTS_FILE), "not json");
   const broken = readRealLists(h);
   assert.ok(!Array.isArray(broken));
@@ -95,4 +95,34 @@ Deno.test("the configured board: testing mode's default file is never the live o
     location: "/nowhere/.asm/board.testing.md",
   });
   assert.equal(configuredBoard("/nowhere/.asm", "live", board).location, "/nowhere/.asm/board.md");
+});
+
+Deno.test("a testing data folder of its own is still guarded by the person's: their guard file and live board", () => {
+  using s = scratch();
+  const home = join(s.path, "home");
+  const own = join(home, ".asm");
+  const trial = join(s.path, "trial");
+  const vault = join(s.path, "vault");
+  for (const dir of [own, trial, vault]) Deno.mkdirSync(dir, { recursive: true });
+  Deno.writeTextFileSync(
+    join(own, REAL_LISTS_FILE),
+    JSON.stringify({ v: 1, lists: [{ backend: "markdown", location: join(vault, "board.md") }] }),
+  );
+  const lists = readRealLists(trial, { home });
+  assert.ok(Array.isArray(lists));
+  const refused = (path: string) =>
+    realListRefusal("testing", configuredBoard(trial, "testing", { ...DEFAULT_SETTINGS.board, path }), lists);
+  assert.match(refused(join(vault, "board.md")) ?? "", /is one of the real lists/, "the person's guard file");
+  assert.match(refused(join(own, "board.md")) ?? "", /is one of the real lists/, "the person's live board");
+  assert.match(refused("board.md") ?? "", /is one of the real lists/, "this folder's own live board");
+  assert.equal(refused("board.testing.md"), null, "a throwaway board starts");
+  assert.equal(refused(join(vault, "copy.md")), null);
+  // the person's guard broken: refused, naming that file
+  Deno.writeTextFileSync(join(own, REAL_LISTS_FILE), "{");
+  const broken = readRealLists(trial, { home });
+  assert.ok(!Array.isArray(broken));
+  assert.ok(broken.problem.startsWith(join(own, REAL_LISTS_FILE)), broken.problem);
+  // asm on the person's own folder reads it once
+  Deno.writeTextFileSync(join(own, REAL_LISTS_FILE), '{"v":1,"lists":[]}');
+  assert.deepEqual(readRealLists(own, { home }), [{ backend: "markdown", location: join(own, "board.md") }]);
 });

@@ -98,13 +98,18 @@ export class StartRefused extends Error {
   override name = "StartRefused";
 }
 
-/** The mode a server runs in (the option, else config's) and its settings; a sentence when it must not start. */
+/**
+ * The mode a server runs in and its settings; a sentence when it must not start. The option (`--testing`) wins;
+ * else `ASM_MODE=testing` in the process's environment (`./asm test` sets it: every test's server is a testing
+ * one unless the test asks for live by name; the variable can only ever force testing); else config's.
+ */
 function modeAndSettings(asmHome: string, asked: "live" | "testing" | undefined) {
   const loaded = loadSettings(asmHome);
-  if (asked === undefined && loaded.refusal !== null) throw new StartRefused(loaded.refusal);
-  const mode = asked ?? loaded.settings.mode;
+  const forced = Deno.env.get("ASM_MODE") === "testing" ? "testing" : undefined;
+  if ((asked ?? forced) === undefined && loaded.refusal !== null) throw new StartRefused(loaded.refusal);
+  const mode = asked ?? forced ?? loaded.settings.mode;
   const board = configuredBoard(asmHome, mode, loaded.settings.board);
-  const refusal = realListRefusal(mode, board, readRealLists(asmHome));
+  const refusal = realListRefusal(mode, board, readRealLists(asmHome, { home: Deno.env.get("HOME") }));
   if (refusal !== null) throw new StartRefused(refusal);
   return { mode, ...loaded };
 }

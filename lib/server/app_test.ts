@@ -154,13 +154,14 @@ Deno.test("a lock left by a dead process is taken over", async () => {
 
 Deno.test("asm serve in testing mode refuses to start on a real list, with the sentence, and leaves no lock", async () => {
   const home = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-server-" }));
-  const env = {
+  const env: Record<string, string> = {
     ...Deno.env.toObject(),
     ASM_HOME: home,
     HOME: home,
     CODEX_HOME: `${home}/.codex`,
     GEMINI_CLI_HOME: home,
   };
+  delete env.ASM_MODE; // config's mode and the flag are what is tested here; ASM_MODE last
   const real = join(home, "vault", "board.md");
   Deno.mkdirSync(join(home, "vault"));
   Deno.writeTextFileSync(real, "## SPRINT PLAN ^asm-plan\n");
@@ -174,6 +175,8 @@ Deno.test("asm serve in testing mode refuses to start on a real list, with the s
       const out = await new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", MAIN, "serve", "--port", "0", ...flags],
         env,
+        clearEnv: true,
+        signal: AbortSignal.timeout(30_000), // a start that was not refused fails, never hangs the suite
       }).output();
       return { code: out.code, err: new TextDecoder().decode(out.stderr) };
     };
@@ -190,7 +193,15 @@ Deno.test("asm serve in testing mode refuses to start on a real list, with the s
     assert.ok(configured.err.startsWith(sentence), configured.err);
     assert.throws(() => Deno.statSync(join(home, "server.lock")), Deno.errors.NotFound);
     assert.equal(Deno.readTextFileSync(real), "## SPRINT PLAN ^asm-plan\n", "the real board is untouched");
+    // config says live, but ASM_MODE=testing (what ./asm test sets) forces testing: refused the same way
+    Deno.writeTextFileSync(join(home, "config.toml"), `mode = "live"\n[board]\npath = "vault/board.md"\n`);
+    env.ASM_MODE = "testing";
+    const forced = await serve();
+    assert.equal(forced.code, 1);
+    assert.ok(forced.err.startsWith(sentence), forced.err);
+    delete env.ASM_MODE;
     // a broken guard refuses too; a mode config cannot read refuses without --testing
+    Deno.writeTextFileSync(join(home, "config.toml"), `mode = "testing"\n[board]\npath = "vault/board.md"\n`);
     Deno.writeTextFileSync(join(home, "real-lists.json"), "{");
     assert.match(
       (await serve()).err,
@@ -257,6 +268,44 @@ Deno.test("the server's first board pass is a dry run in server.log, writing not
     assert.equal(Deno.readTextFileSync(board), text, "the board file's bytes are unchanged");
     assert.equal(server.context.state.board.cadence().armed, true, "armed after the dry run");
     assert.equal(server.context.state.board.cadence().dry_run_done, true);
+  } finally {
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("the liveness poll wakes the board's sweep when a session arrives in the live set, not on a quiet tick", async () => {
+  const home = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-server-" }));
+  const server = startServer({
+    asmHome: home,
+    port: 0,
+    mode: "testing",
+    routes: ROUTES,
+    services: SERVICES.filter((s) => s.name === "sweep"),
+  });
+  const poll = SERVICES.find((s) => s.name === "poll")!;
+  const board = server.context.state.board;
+  try {
+    await waitFor("the dry run", () => board.cadence().armed || null);
+    const timer = board.cadence().nextAt!;
+    assert.ok(timer - Date.now() > 15_000, "armed: the next pass is the 20 s timer's");
+    await poll.run(server.context); // the first set seen is only remembered
+    await poll.run(server.context);
+    assert.equal(board.cadence().nextAt, timer, "a quiet tick wakes nothing");
+    // a session whose hook named no process: the poll cannot see it go, so it stays in the live set (UNSURE)
+    server.ledger.applyEvent(hookEvent({
+      agent_session_id: "s-arrives",
+      cwd: home,
+      ts: new Date().toISOString(),
+      agent_pid: null,
+      agent_proc_start: null,
+    }));
+    await poll.run(server.context);
+    const woken = board.cadence().nextAt!;
+    assert.ok(
+      woken < timer && woken - Date.now() <= 3_000,
+      `a wake: the next pass within seconds (${woken - Date.now()} ms)`,
+    );
   } finally {
     await server.close();
     Deno.removeSync(home, { recursive: true });

@@ -42,7 +42,8 @@ export const SERVICES: readonly Service[] = [
         state: ctx.state.poll,
       });
       // a driven session arriving in or leaving the live set wakes the board's sweep
-      ctx.state.board.observeLive(liveRows(ctx.ledger).map((r) => r.asm_id));
+      // (the planner's live set: hidden rows too, a session in a harness folder is still on the board)
+      ctx.state.board.observeLive(liveRows(ctx.ledger, { all: true }).map((r) => r.asm_id));
     },
   },
   // the history import: at start and every 15 minutes; the refresh re-derives transcripts that grew
