@@ -176,9 +176,13 @@ export function markdownOutliner(path: string, options: MarkdownOptions): Markdo
     }
   };
 
-  /** The file's bytes now; a board that does not exist yet is created (once: see below). */
-  const readBytes = (): Uint8Array => {
+  /**
+   * The file's bytes now; a board that does not exist yet is created (once: see below), or with `create` false
+   * read as the default board's bytes, nothing written (the dry run).
+   */
+  const readBytes = (create = true): Uint8Array => {
     let bytes = io.read(location, maxBytes);
+    if (bytes === null && !create && !seen) return ENCODER.encode(defaultBoard(ids));
     if (bytes === null) {
       // a board asm has read and now finds gone is not made anew: an editor may be between its delete and its
       // write, and a default board written there could replace what it is about to save
@@ -283,7 +287,10 @@ export function markdownOutliner(path: string, options: MarkdownOptions): Markdo
         const age = memo ? clock() - memo.readAt : Infinity;
         if (!readOptions.fresh && memo && age >= 0 && age < memoMs) return view(memo);
         memo = null;
-        memo = snapshot(readBytes());
+        const bytes = readBytes(readOptions.create ?? true);
+        // a board read without making it is not remembered: the next read finds the file absent and makes it
+        if (readOptions.create === false && !seen) return view(snapshot(bytes));
+        memo = snapshot(bytes);
         return view(memo);
       });
     },

@@ -58,8 +58,12 @@ export interface Outliner {
   readonly backend: string;
   /** Where the board is: a Markdown file's real path; a remote's account and list ids. */
   readonly location: string;
-  /** The three lists (a memo at most 60 s old unless `fresh`). Throws {@link BoardUnusable} for a misread. */
-  read(options?: { fresh?: boolean }): Promise<BoardRead>;
+  /**
+   * The three lists (a memo at most 60 s old unless `fresh`). Throws {@link BoardUnusable} for a misread. A board
+   * that does not exist yet is made on a read, except with `create: false` (the dry run's read writes nothing):
+   * then it reads as the three empty lists.
+   */
+  read(options?: { fresh?: boolean; create?: boolean }): Promise<BoardRead>;
   /** A new card at the top or bottom of a list, its prompt as children; returns its id. */
   create(
     list: ListRole,

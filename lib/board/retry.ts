@@ -15,18 +15,29 @@ export class BoardBusy extends Error {
   override name = "BoardBusy";
 }
 
+/** Options of {@link withFreshBoard}. */
+export interface FreshBoardOptions {
+  /** Tries in all, the first included (default {@link DEFAULT_TRIES}). */
+  tries?: number;
+  /** The read the first try is made on (a pass's first read may be the memo); later tries read fresh. */
+  first?: BoardRead;
+  /** What happens next, ending the give-up sentence (default: the next pass tries again). */
+  next?: string;
+}
+
 /**
- * Runs `attempt` on a fresh read of the board, again on a fresh read each time it throws {@link BoardChanged},
- * at most `tries` times in all; then throws {@link BoardBusy}. Any other error is thrown at once.
+ * Runs `attempt` on a fresh read of the board (the first on `first` when given), again on a fresh read each time
+ * it throws {@link BoardChanged}, at most `tries` times in all; then throws {@link BoardBusy}. Any other error is
+ * thrown at once.
  */
 export async function withFreshBoard<T>(
   outliner: Outliner,
   attempt: (board: BoardRead) => Promise<T>,
-  options: { tries?: number } = {},
+  options: FreshBoardOptions = {},
 ): Promise<T> {
   const tries = Math.max(1, options.tries ?? DEFAULT_TRIES);
   for (let done = 1;; done++) {
-    const board = await outliner.read({ fresh: true });
+    const board = done === 1 && options.first ? options.first : await outliner.read({ fresh: true });
     try {
       return await attempt(board);
     } catch (err) {
@@ -34,7 +45,8 @@ export async function withFreshBoard<T>(
       if (done >= tries) {
         throw new BoardBusy(
           `the board at ${outliner.location} changed ${tries} times in a row while asm was writing to it ` +
-            `(an editor saving it every few seconds?); this pass stopped where it was and the next one tries again`,
+            `(an editor saving it every few seconds?); asm stopped where it was, and ` +
+            (options.next ?? "the next pass tries again"),
           { cause: err },
         );
       }

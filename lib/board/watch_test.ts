@@ -26,6 +26,8 @@ Deno.test("a hand edit wakes the reconciler once; asm's own write wakes nothing"
     await board.identify(stamp);
     await new Promise((r) => setTimeout(r, SETTLE * 5));
     assert.equal(wakes, 0, "asm's own write wakes nothing");
+    // a memoised read now: only the wake below can make the next one see the file again
+    assert.equal((await board.read()).lists.plan[0].name, "Mine");
 
     // another hand: an editor saving by rename, in a burst of its own
     const text = Deno.readTextFileSync(path).replace("Mine", "Mine, retitled by hand");

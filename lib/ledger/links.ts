@@ -45,15 +45,17 @@ export interface Link {
   syncedTitle: string | null;
   dropped: boolean;
   completed: boolean;
+  /**
+   * END ended the card's session and has not filed the card to COMPLETE yet (its write met a busy board): a pass
+   * finishes the filing instead of dropping the card. Cleared once filed, and by any rebind or restore.
+   */
+  filing: boolean;
 }
 
 type Row = Record<string, SQLInputValue>;
 
 /** How a binding came to be. */
 export type LinkOrigin = "start" | "create" | "adopt" | "continue" | "resume" | "restore";
-
-/** A list of the board, as `sprint_links.list` records it. */
-export type LinkList = "plan" | "process" | "complete";
 
 /** A live or starting session as the planner is given it, with the reasons the page shows. */
 export interface LiveSession extends LiveSessionFacts {
@@ -104,13 +106,14 @@ function toLink(r: Row): Link {
     syncedTitle: r.synced_title as string | null,
     dropped: Number(r.dropped) === 1,
     completed: Number(r.completed) === 1,
+    filing: Number(r.filing) === 1,
   };
 }
 
 /** Every link, in the order the cards were bound. */
 export function boardLinks(ledger: Ledger): Link[] {
   const rows = ledger[DB].prepare(
-    `SELECT node_id, asm_id, origin, synced_title, dropped, completed FROM sprint_links
+    `SELECT node_id, asm_id, origin, synced_title, dropped, completed, filing FROM sprint_links
      ORDER BY bound_at, node_id`,
   ).all() as Row[];
   return rows.map(toLink);
@@ -119,14 +122,14 @@ export function boardLinks(ledger: Ledger): Link[] {
 /** One card's link, or null. */
 export function linkOf(ledger: Ledger, cardId: string): Link | null {
   const row = ledger[DB].prepare(
-    "SELECT node_id, asm_id, origin, synced_title, dropped, completed FROM sprint_links WHERE node_id = ?",
+    "SELECT node_id, asm_id, origin, synced_title, dropped, completed, filing FROM sprint_links WHERE node_id = ?",
   ).get(cardId) as Row | undefined;
   return row ? toLink(row) : null;
 }
 
 /**
  * Binds (or rebinds) a card: START, RESUME, CONTINUE, a created card, an adoption. A rebind clears the card's
- * dropped and completed marks (it is back in IN PROCESS).
+ * dropped, completed and filing marks (it is back in IN PROCESS).
  */
 export function bindCard(ledger: Ledger, binding: CardBinding): void {
   ledger[DB].write((db) => {
@@ -145,7 +148,7 @@ export function bindCard(ledger: Ledger, binding: CardBinding): void {
        VALUES ($node_id, $asm_id, $origin, $title, $at, 0, 0, $synced)
        ON CONFLICT (node_id) DO UPDATE SET asm_id = excluded.asm_id, origin = excluded.origin,
          title = COALESCE(excluded.title, sprint_links.title), bound_at = excluded.bound_at, dropped = 0,
-         completed = 0, synced_title = excluded.synced_title`,
+         completed = 0, filing = 0, synced_title = excluded.synced_title`,
     ).run({
       node_id: binding.cardId,
       asm_id: binding.asmId,
@@ -172,26 +175,33 @@ function update(ledger: Ledger, sql: string, params: Record<string, SQLInputValu
 export function markDropped(ledger: Ledger, cardId: string, at: string): boolean {
   return update(
     ledger,
-    `UPDATE sprint_links SET dropped = 1, dropped_at = $at, list = 'plan', seen_at = $at WHERE node_id = $id`,
+    "UPDATE sprint_links SET dropped = 1, dropped_at = $at WHERE node_id = $id",
     { id: cardId, at },
   );
 }
 
 /** The card was restored to IN PROCESS (rule 5): neither dropped nor completed any more. */
-export function markRestored(ledger: Ledger, cardId: string, at: string): boolean {
+export function markRestored(ledger: Ledger, cardId: string): boolean {
   return update(
     ledger,
-    `UPDATE sprint_links SET dropped = 0, completed = 0, list = 'process', seen_at = $at WHERE node_id = $id`,
-    { id: cardId, at },
+    "UPDATE sprint_links SET dropped = 0, completed = 0, filing = 0 WHERE node_id = $id",
+    { id: cardId },
   );
+}
+
+/**
+ * END ended the card's session and is about to file the card: should the filing not be written, a pass finishes
+ * it (the card goes to COMPLETE, never dropped to the plan).
+ */
+export function markFiling(ledger: Ledger, cardId: string): boolean {
+  return update(ledger, "UPDATE sprint_links SET filing = 1 WHERE node_id = $id", { id: cardId });
 }
 
 /** END filed the card to COMPLETE: the binding stays (a resumed session brings it back; an ended one never). */
 export function markCompleted(ledger: Ledger, cardId: string, at: string): boolean {
   return update(
     ledger,
-    `UPDATE sprint_links SET completed = 1, completed_at = $at, dropped = 0, list = 'complete', seen_at = $at
-     WHERE node_id = $id`,
+    "UPDATE sprint_links SET completed = 1, completed_at = $at, dropped = 0, filing = 0 WHERE node_id = $id",
     { id: cardId, at },
   );
 }
@@ -203,29 +213,6 @@ export function setSyncedTitle(ledger: Ledger, cardId: string, title: string | n
     "UPDATE sprint_links SET synced_title = $title WHERE node_id = $id AND synced_title IS NOT $title",
     { id: cardId, title },
   );
-}
-
-/**
- * Records where each linked card was seen by a read (its list and title); only what changed is written. Cards
- * without a link are ignored. Returns how many links changed.
- */
-export function recordSeen(
-  ledger: Ledger,
-  seen: readonly { cardId: string; list: LinkList; title: string }[],
-  at: string,
-): number {
-  if (seen.length === 0) return 0;
-  return ledger[DB].write((db) => {
-    const stmt = db.prepare(
-      `UPDATE sprint_links SET list = $list, title = $title, seen_at = $at
-       WHERE node_id = $id AND (list IS NOT $list OR title IS NOT $title)`,
-    );
-    let changed = 0;
-    for (const s of seen) {
-      changed += Number(stmt.run({ id: s.cardId, list: s.list, title: s.title, at }).changes);
-    }
-    return changed;
-  });
 }
 
 // the session of the newest launch made for link `k`'s card since it was bound (a START's or a CONTINUE's):

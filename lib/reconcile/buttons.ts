@@ -178,7 +178,7 @@ export async function rewriteAndMove(
         movedLocally(lists, cardId, to, "top");
       }
       deps.memo.believe({ lists, stamp, readAt: read.readAt }, boardLinks(deps.ledger));
-    }, { tries: deps.tries })
+    }, { tries: deps.tries, next: "nothing more was written; press the button again once the file is still" })
   );
 }
 

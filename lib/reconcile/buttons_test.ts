@@ -146,6 +146,25 @@ Deno.test("RESUME: claim, untag, move, rebind, resume the SAME session id; no mo
   ]);
 });
 
+Deno.test("a RESUME whose launch fails releases its claim, keeps the binding, and the next pass drops the card again", async () => {
+  await using w = boardWorld({ plan: [card("c1", "Fix login #webapp #typist #dropped", ["go"])] }, {
+    hostFails: true,
+  });
+  const s = await droppedCard(w);
+  await refusedWith(resumeCard(w.deps, "c1", {}), /no window/);
+  w.settle();
+  assert.deepEqual(since(w.trace, /^move/), [
+    "move c1 process",
+    `links: c1->${s} resume`,
+    "launch",
+    "claims: (none)",
+  ]);
+  assert.deepEqual([...w.deps.claims.view().claimed], [], "nothing claimed");
+  assert.equal(linkOf(w.ledger, "c1")?.asmId, s, "the binding stays: RESUME can be pressed again");
+  assert.deepEqual((await pass(w)).actions, [{ kind: "drop", cardId: "c1" }]);
+  assert.equal(w.outliner.lists.plan[0].name, "Fix login #webapp #typist #dropped");
+});
+
 Deno.test("RESUME takes a model as a choice (an empty one is withheld) and refuses a live or never-started card", async () => {
   await using w = boardWorld({
     plan: [card("c1", "Fix login #webapp #typist #dropped"), card("c2", "Never #webapp #typist")],
@@ -214,6 +233,7 @@ Deno.test("a CONTINUE WITH that cannot launch gives the card its predecessor bac
     syncedTitle: null,
     dropped: true,
     completed: false,
+    filing: false,
   });
   assert.deepEqual([...w.deps.claims.view().claimed], []);
 });

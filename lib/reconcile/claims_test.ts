@@ -42,6 +42,7 @@ function link(asmId: string | null, over: Partial<Link> = {}): Link {
     syncedTitle: "Fix login",
     dropped: false,
     completed: false,
+    filing: false,
     ...over,
   };
 }

@@ -12,7 +12,7 @@
  * is off ends sessions all the same.
  * @module
  */
-import { boardLinks, cardOfSession, isoAt, linkOf, markCompleted } from "../ledger/mod.ts";
+import { boardLinks, cardOfSession, isoAt, linkOf, markCompleted, markFiling } from "../ledger/mod.ts";
 import { type ActionDeps, ActionRefused, type EndResult, endSession } from "../launch/mod.ts";
 import { errorText } from "../lang/mod.ts";
 import { CardClaimed } from "./claims.ts";
@@ -75,6 +75,8 @@ export async function endThroughCard(
     held.release();
     throw err;
   }
+  // the intent first: should the filing not be written (a busy board), a pass files the card, never drops it
+  markFiling(board.ledger, cardId);
   const problem = await fileCard(board, cardId);
   // held until the killed session has left the live set: a pass in between must not restore the card
   held.holdUntilGone(asmId);

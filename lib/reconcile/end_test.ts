@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { BoardChanged } from "../board/mod.ts";
 import { bindCard, linkOf } from "../ledger/mod.ts";
 import { hookEvent } from "../ledger/_test_utils.ts";
 import { type BoardWorld, boardWorld, card, refusedWith } from "./_test_utils.ts";
@@ -73,8 +74,19 @@ Deno.test("a pass right after END does not restore the card, and DONE waits for 
   assert.deepEqual(w.outliner.lists.complete.map((c) => c.id), ["c1"]);
   assert.deepEqual(
     [...w.deps.claims.view().claimed],
+    ["c1"],
+    "held while the killed session's run is open (the poll has not seen its process go yet)",
+  );
+  await refusedWith(doneCard(w.deps, "c1"), /still closing after END/, "conflict");
+  // the poll sees the process gone: its run closes, and the next pass lets the claim go
+  const open = w.ledger.runs(s).filter((r) => r.ended_at === null);
+  assert.equal(open.length, 1);
+  w.ledger.runsGone(s, open.map((r) => ({ pid: r.pid, proc_start: r.proc_start })), new Date().toISOString());
+  assert.deepEqual((await pass(w)).released, ["c1"]);
+  assert.deepEqual(
+    [...w.deps.claims.view().claimed],
     [],
-    "the claim ended once the session left the live set",
+    "the claim ended once the session left the snapshot",
   );
   await doneCard(w.deps, "c1");
   assert.equal(linkOf(w.ledger, "c1"), null);
@@ -111,4 +123,25 @@ Deno.test("END still ends the session when its card cannot be filed, and says wh
   const result = await endThroughCard(board(w), w.deps.actions, s);
   assert.equal(result.status, "killed");
   assert.deepEqual(result.card, { id: "c1", filed: false, problem: "the card c1 is no longer on the board" });
+});
+
+Deno.test("an END whose filing meets a busy board: a later pass files the card to COMPLETE, never drops it", async () => {
+  await using w = boardWorld({ process: [card("c1", "Fix login #webapp #typist #dropped")] });
+  const s = working(w);
+  const real = w.outliner;
+  const busy = { ...real, move: () => Promise.reject(new BoardChanged("an editor saved meanwhile")) };
+  const result = await endThroughCard({ ...board(w), outliner: busy }, w.deps.actions, s);
+  assert.equal(result.status, "killed");
+  assert.equal(result.card?.filed, false);
+  assert.match(String(result.card?.problem), /changed 4 times in a row/);
+  assert.deepEqual([linkOf(w.ledger, "c1")?.filing, linkOf(w.ledger, "c1")?.completed], [true, false]);
+  // the poll sees the process gone, so END's claim ends; the next pass finishes END's write
+  const open = w.ledger.runs(s).filter((r) => r.ended_at === null);
+  w.ledger.runsGone(s, open.map((r) => ({ pid: r.pid, proc_start: r.proc_start })), new Date().toISOString());
+  const report = await pass(w);
+  assert.deepEqual(report.actions, [{ kind: "file", cardId: "c1" }]);
+  assert.deepEqual(real.lists.complete.map((c) => c.name), ["Fix login #webapp #typist"], "untagged, filed");
+  assert.deepEqual([real.lists.process.length, real.lists.plan.length], [0, 0], "never dropped");
+  assert.deepEqual([linkOf(w.ledger, "c1")?.filing, linkOf(w.ledger, "c1")?.completed], [false, true]);
+  assert.deepEqual((await pass(w)).actions, [], "and then left where it is");
 });

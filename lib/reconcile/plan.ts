@@ -11,6 +11,9 @@
  *    `drop`;
  * 5. a #dropped or completed card whose bound session is driven again -> `restore` (never an ended one).
  *
+ * And END's own write, finished: a card whose END ended its session but could not file it (the board was busy)
+ * -> `file` to COMPLETE, never `drop` (only END and DONE write to COMPLETE; this is END's write, carried out late).
+ *
  * Pass one (bound cards) runs before pass two (unbound cards), and creation after both, so a real binding is
  * never adopted away by a look-alike title and an adopted session is not given a second card. At most one action
  * per card per plan: the next pass sees the board the last one made.
@@ -153,6 +156,7 @@ function boundCard(f: Facts, at: CardAt, link: Link & { asmId: string }): Action
   if (present?.unsure) return null;
   const s = f.driven(link.asmId);
   const cardId = at.card.id;
+  if (link.filing && s === null && at.list !== "complete") return { kind: "file", cardId };
   switch (at.list) {
     case "process":
       if (s === null) return f.input.claims.ending.has(cardId) ? null : { kind: "drop", cardId }; // rule 3

@@ -22,7 +22,16 @@ function session(asmId: string, over: Partial<LiveSessionFacts> = {}): LiveSessi
 }
 
 function link(cardId: string, asmId: string | null, over: Partial<Link> = {}): Link {
-  return { cardId, asmId, origin: "create", syncedTitle: null, dropped: false, completed: false, ...over };
+  return {
+    cardId,
+    asmId,
+    origin: "create",
+    syncedTitle: null,
+    dropped: false,
+    completed: false,
+    filing: false,
+    ...over,
+  };
 }
 
 interface World {
@@ -520,6 +529,39 @@ const table: { rule: string; situation: string; world: World; want: Action[] }[]
       live: [session("s1")],
       board: { complete: [["c1", "Fix login #webapp #claude"]] },
       links: [link("c1", "s1", { completed: true })],
+      claimed: ["c1"],
+      ending: ["c1"],
+    },
+    want: [],
+  },
+  // END's filing, finished by a pass
+  {
+    rule: "END",
+    situation:
+      "a card whose END could not file it goes to COMPLETE, from IN PROCESS or the plan, never dropped",
+    world: {
+      board: { process: [["c1", "Fix login #claude"]], plan: [["c2", "Other #claude #dropped"]] },
+      links: [link("c1", "s1", { filing: true }), link("c2", "s2", { filing: true, dropped: true })],
+      statuses: { s1: "killed", s2: "killed" },
+    },
+    want: [{ kind: "file", cardId: "c2" }, { kind: "file", cardId: "c1" }],
+  },
+  {
+    rule: "END",
+    situation:
+      "END's filing waits while its claim lasts, and a filed card (or one driven again) is not filed",
+    world: {
+      live: [session("s3")],
+      board: {
+        process: [["c1", "Fix login #claude"], ["c3", "Again #claude"]],
+        complete: [["c2", "Done #claude"]],
+      },
+      links: [
+        link("c1", "s1", { filing: true }),
+        link("c2", "s2", { filing: true }),
+        link("c3", "s3", { filing: true, syncedTitle: "Fix login" }),
+      ],
+      statuses: { s1: "killed", s2: "killed" },
       claimed: ["c1"],
       ending: ["c1"],
     },

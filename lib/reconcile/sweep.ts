@@ -38,9 +38,9 @@ import {
   launchRegistered,
   linkedStatuses,
   liveSessionFacts,
+  markCompleted,
   markDropped,
   markRestored,
-  recordSeen,
   setSyncedTitle,
 } from "../ledger/mod.ts";
 import { plan as realPlan } from "./plan.ts";
@@ -117,9 +117,13 @@ export function settleClaims(
 ): { bound: string[]; released: string[] } {
   const bound = bindLaunchedSessions(deps.ledger).map((b) => b.cardId);
   const live = liveSessionFacts(deps.ledger);
+  // "still in the liveness snapshot": live, or a run whose process the poll has not seen go yet (END marks the
+  // session killed before its signal; its claim holds until the process is gone)
+  const running = new Set(deps.ledger.openRuns().map((r) => r.asm_id));
+  const there = { has: (asmId: string) => live.has(asmId) || running.has(asmId) };
   const boundTo = new Map(boardLinks(deps.ledger).map((l) => [l.cardId, l.asmId]));
   const released = deps.claims.settle(
-    live,
+    there,
     (cardId) => boundTo.get(cardId) ?? null,
     (token) => launchRegistered(deps.ledger, token),
   );
@@ -173,13 +177,15 @@ async function carry(
       }
       let next = (await outliner.move(action.cardId, "plan", "top", stamp)).stamp;
       movedLocally(lists, action.cardId, "plan", "top");
+      // marked as soon as the move is written, the binding kept (what makes RESUME possible): a hand edit that
+      // abandons the tag's write must not leave a dropped card the planner would never restore
+      markDropped(ledger, action.cardId, at());
       const name = nameOf(lists, action.cardId);
       if (!hasTag(name, DROPPED_TAG)) {
         const tagged = withTag(name, DROPPED_TAG);
         next = (await outliner.rename(action.cardId, tagged, next)).stamp;
         locate(lists, action.cardId)!.card.name = tagged;
       }
-      markDropped(ledger, action.cardId, at()); // the binding stays: that is what makes RESUME possible
       return next;
     }
     case "restore": {
@@ -193,7 +199,21 @@ async function carry(
       }
       next = (await outliner.move(action.cardId, "process", "top", next)).stamp;
       movedLocally(lists, action.cardId, "process", "top");
-      markRestored(ledger, action.cardId, at()); // bound to the same session still: no longer dropped or completed
+      markRestored(ledger, action.cardId); // bound to the same session still: no longer dropped or completed
+      return next;
+    }
+    case "file": {
+      // END's write, finished: untagged (a card filed while dropped is done, not dead), then to COMPLETE
+      let next = stamp;
+      const name = nameOf(lists, action.cardId);
+      if (hasTag(name, DROPPED_TAG)) {
+        const untagged = withoutTag(name, DROPPED_TAG);
+        next = (await outliner.rename(action.cardId, untagged, next)).stamp;
+        locate(lists, action.cardId)!.card.name = untagged;
+      }
+      next = (await outliner.move(action.cardId, "complete", "top", next)).stamp;
+      movedLocally(lists, action.cardId, "complete", "top");
+      markCompleted(ledger, action.cardId, at());
       return next;
     }
   }
@@ -255,14 +275,6 @@ export async function sweepOnce(deps: BoardDeps, options: PassOptions): Promise<
       return report;
     }
     for (const action of actions) stamp = await carry(deps, action, lists, stamp, report.skipped);
-    const seen = LIST_ROLES.flatMap((list) =>
-      lists[list].filter((c) => c.id !== null).map((c) => ({
-        cardId: c.id!,
-        list,
-        title: parseCard(c.name).title,
-      }))
-    );
-    recordSeen(deps.ledger, seen, isoAt(deps.now?.()));
     deps.memo.believe({ lists, stamp, readAt: read.readAt }, boardLinks(deps.ledger));
     if (actions.length > 0) {
       deps.log({
@@ -275,15 +287,8 @@ export async function sweepOnce(deps: BoardDeps, options: PassOptions): Promise<
   };
 
   return await deps.lock.run(async () => {
-    const first = await deps.outliner.read({ fresh: options.fresh });
-    try {
-      return await attempt(first);
-    } catch (err) {
-      if (!(err instanceof BoardChanged)) throw err;
-      // a hand edit between the read and a write: abandon the rest, plan again from fresh reads
-      return await withFreshBoard(deps.outliner, attempt, {
-        tries: Math.max(1, (deps.tries ?? DEFAULT_TRIES) - 1),
-      });
-    }
+    // a hand edit between the read and a write: the rest is abandoned and planned again from a fresh read
+    const first = await deps.outliner.read({ fresh: options.fresh, create: !options.dryRun });
+    return await withFreshBoard(deps.outliner, attempt, { tries: deps.tries ?? DEFAULT_TRIES, first });
   });
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { pathExists } from "../files/mod.ts";
 import { join } from "node:path";
-import { BoardBusy, markdownOutliner } from "../board/mod.ts";
+import { BoardBusy, type BoardIo, markdownOutliner, REAL_BOARD_IO } from "../board/mod.ts";
 import { bindCard, boardLinks, linkOf, markDropped } from "../ledger/mod.ts";
 import { type BoardWorld, boardWorld, card } from "./_test_utils.ts";
 import { plan } from "./plan.ts";
@@ -20,7 +21,7 @@ function bound(w: BoardWorld, cardId: string, options: { live?: boolean; dropped
   return s;
 }
 
-Deno.test("a drop re-checks the END claims at the last moment, then moves, then tags; the binding stays", async () => {
+Deno.test("a drop re-checks the END claims at the last moment, then moves (marked dropped), then tags; the binding stays", async () => {
   await using w = boardWorld({ process: [card("c1", "Fix login #webapp #typist")] });
   const s = bound(w, "c1");
   const report = await sweepOnce(w.deps, { fresh: true, dryRun: false });
@@ -29,8 +30,8 @@ Deno.test("a drop re-checks the END claims at the last moment, then moves, then 
   assert.deepEqual(w.trace, [
     "read fresh",
     "move c1 plan",
-    'rename c1 "Fix login #webapp #typist #dropped"',
     `links: c1->${s} start dropped`,
+    'rename c1 "Fix login #webapp #typist #dropped"',
   ]);
 });
 
@@ -87,7 +88,9 @@ Deno.test("a hand edit between the read and a write abandons the pass's writes a
   bound(w, "c1");
   bound(w, "c2");
   let edits = 0;
+  let planned = 0;
   const planThenEdit = (input: PlanInput) => {
+    planned++;
     const actions = plan(input);
     if (edits++ === 0) {
       w.outliner.edit((lists) => (lists.process[1].name = "Other, retitled by hand #webapp #typist"));
@@ -111,10 +114,107 @@ Deno.test("a hand edit between the read and a write abandons the pass's writes a
   ], "the hand edit survives");
 });
 
+Deno.test("a hand edit between a drop's move and its tag: the card is dropped all the same, and restored later", async () => {
+  await using w = boardWorld({
+    process: [card("c1", "Fix login #webapp #typist")],
+    plan: [card("other", "Other #webapp")],
+  });
+  const s = bound(w, "c1");
+  const real = w.outliner;
+  let edited = false;
+  const outliner = {
+    ...real,
+    // the person types under another card the moment the drop's move is written: the tag's write is refused
+    async move(
+      id: string,
+      list: "plan" | "process" | "complete",
+      position: "top" | "bottom",
+      basedOn: string,
+    ) {
+      const written = await real.move(id, list, position, basedOn);
+      if (!edited) {
+        edited = true;
+        real.edit((l) => l.plan.find((c) => c.id === "other")!.children.push("typed by hand"));
+      }
+      return written;
+    },
+  };
+  await sweepOnce({ ...w.deps, outliner }, { fresh: true, dryRun: false });
+  assert.deepEqual(real.lists.plan.map((c) => c.id), ["c1", "other"], "moved");
+  assert.equal(
+    linkOf(w.ledger, "c1")?.dropped,
+    true,
+    "the link says dropped, though the tag was not written",
+  );
+  assert.deepEqual(real.lists.plan[1].children, ["typed by hand"], "the hand edit survives");
+  // the session is driven again (a resume from the sessions list): the card is restored
+  const live = new Map([[s, {
+    asmId: s,
+    agent: "typist",
+    title: "Fix login",
+    project: "webapp",
+    mintable: true,
+    unsure: false,
+  }]]);
+  assert.deepEqual(
+    plan({
+      live,
+      statuses: new Map([[s, "live"]]),
+      board: real.lists,
+      links: boardLinks(w.ledger),
+      claims: { claimed: new Set(), ending: new Set() },
+      agents: [{ name: "typist", tag: "typist" }],
+    }),
+    [{ kind: "restore", cardId: "c1", asmId: s }],
+  );
+});
+
+Deno.test("a pass on a Markdown board whose file is edited by hand mid-pass, through the file seam, keeps every other byte", async () => {
+  await using w = boardWorld();
+  const path = join(w.root, "board.md");
+  const text =
+    "---\r\ntitle: sprint\r\n---\r\n# notes   \r\n\r\n## SPRINT PLAN ^asm-plan\r\nIntro prose.\r\n" +
+    "## IN PROCESS ^asm-process\r\n- Fix login #webapp #typist ^c-aaaaaa\r\n\t- the prompt\r\n\r\n> a quote\r\n" +
+    "## COMPLETE ^asm-complete\r\n- Other card\t#webapp ^c-bbbbbb\r\n  - its prompt\r\n";
+  Deno.writeTextFileSync(path, text);
+  const hand = text.replace("Intro prose.", "Intro prose, typed while asm was writing.");
+  let writes = 0;
+  const io: BoardIo = {
+    ...REAL_BOARD_IO,
+    writeAtomic(file, bytes, options) {
+      REAL_BOARD_IO.writeAtomic(file, bytes, {
+        ...options,
+        // the first write's new bytes are beside the board when the person's editor saves
+        beforeRename: () => {
+          if (writes++ === 0) Deno.writeTextFileSync(path, hand);
+          options.beforeRename?.();
+        },
+      });
+    },
+  };
+  const outliner = markdownOutliner(path, {
+    lists: { plan: "asm-plan", process: "asm-process", complete: "asm-complete" },
+    io,
+  });
+  bound(w, "c-aaaaaa");
+  const report = await sweepOnce({ ...w.deps, outliner }, { fresh: true, dryRun: false });
+  assert.equal(report.tries, 2, "the first try's write was refused, the second planned from the hand edit");
+  assert.equal(
+    Deno.readTextFileSync(path),
+    "---\r\ntitle: sprint\r\n---\r\n# notes   \r\n\r\n## SPRINT PLAN ^asm-plan\r\n" +
+      "- Fix login #webapp #typist #dropped ^c-aaaaaa\r\n\t- the prompt\r\nIntro prose, typed while asm was writing.\r\n" +
+      "## IN PROCESS ^asm-process\r\n\r\n> a quote\r\n" +
+      "## COMPLETE ^asm-complete\r\n- Other card\t#webapp ^c-bbbbbb\r\n  - its prompt\r\n",
+    "the hand edit kept, the dropped card's lines moved and tagged, every other byte as it was",
+  );
+});
+
 Deno.test("a board that changes under every try gives up with one sentence and writes nothing", async () => {
   await using w = boardWorld({ process: [card("c1", "Fix login #webapp #typist")] });
   bound(w, "c1");
+  let planned = 0;
   const planThenEdit = (input: PlanInput) => {
+    planned++;
     const actions = plan(input);
     w.outliner.edit((lists) => lists.process[0].children.push("autosaved"));
     return actions;
@@ -122,8 +222,9 @@ Deno.test("a board that changes under every try gives up with one sentence and w
   await assert.rejects(
     sweepOnce(w.deps, { fresh: false, dryRun: false, plan: planThenEdit }),
     (err) =>
-      err instanceof BoardBusy && /changed 3 times in a row while asm was writing to it/.test(err.message),
+      err instanceof BoardBusy && /changed 4 times in a row while asm was writing to it/.test(err.message),
   );
+  assert.equal(planned, 4, "four tries in all, as the sentence says");
   assert.deepEqual(w.outliner.lists.process.map((c) => c.name), ["Fix login #webapp #typist"]);
   assert.equal(linkOf(w.ledger, "c1")?.dropped, false);
 });
@@ -146,6 +247,22 @@ Deno.test("a dry run reads and plans, logs every action it would take, and write
     { what: "board dry run: would", kind: "drop", cardId: "c1" },
     { what: "board dry run", location: "memory", actions: 1, would_identify: 1, wrote: "nothing" },
   ]);
+});
+
+Deno.test("a dry run where no board exists yet makes none; the first real pass does", async () => {
+  await using w = boardWorld();
+  const path = join(w.root, "board.md");
+  const outliner = markdownOutliner(path, {
+    lists: { plan: "asm-plan", process: "asm-process", complete: "asm-complete" },
+  });
+  const report = await sweepOnce({ ...w.deps, outliner }, { fresh: true, dryRun: true });
+  assert.deepEqual(report.actions, []);
+  assert.equal(pathExists(path), false, "the dry run wrote no file");
+  await sweepOnce({ ...w.deps, outliner }, { fresh: true, dryRun: false });
+  assert.equal(
+    Deno.readTextFileSync(path),
+    "## SPRINT PLAN ^asm-plan\n## IN PROCESS ^asm-process\n## COMPLETE ^asm-complete\n",
+  );
 });
 
 Deno.test("a dry run on a Markdown board leaves the file's bytes as they were", async () => {

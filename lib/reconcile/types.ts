@@ -56,5 +56,7 @@ export type Action =
   | { kind: "drop"; cardId: string }
   /** Rule 5: a #dropped or completed card whose bound session is driven again: untag, move to IN PROCESS. */
   | { kind: "restore"; cardId: string; asmId: string }
+  /** END's filing, finished: a card whose END could not write it (a busy board) goes to COMPLETE, untagged. */
+  | { kind: "file"; cardId: string }
   /** A bound card and its session agree on a title the link does not hold yet: the link learns it (store only). */
   | { kind: "synced"; cardId: string; title: string };

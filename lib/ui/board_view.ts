@@ -130,10 +130,11 @@ export function boardIsEmpty(payload: SprintPayload): boolean {
 export function boardExample(payload: Pick<SprintPayload, "board" | "agents">): string {
   const idOf = (role: ListView["role"]) =>
     payload.board.lists.find((l) => l.role === role)?.id ?? `asm-${role}`;
-  const tag = payload.agents[0]?.tag ?? "claude";
+  // an agent's own tag when asm knows one (no agent is named here: agents.toml names them)
+  const tag = payload.agents[0]?.tag;
   return [
     `## SPRINT PLAN ^${idOf("plan")}`,
-    `- Fix the login redirect #webapp #${tag}`,
+    `- Fix the login redirect #webapp${tag ? ` #${tag}` : ""}`,
     "  - The prompt: one or more lines, indented under the card.",
     `## IN PROCESS ^${idOf("process")}`,
     `## COMPLETE ^${idOf("complete")}`,
