@@ -262,6 +262,11 @@ export function SprintBoard({ payload: first, liveIds }: SprintBoardProps) {
     <section class="board" aria-label="Board">
       <p class="board-where" title={where}>{where}</p>
       {problem !== null && <p class="board-problem" role="alert">{problem}</p>}
+      {payload.board.stale && readAt !== null && (
+        <p class="board-stale" data-stale>
+          The lists below are as asm last read them, at {new Date(readAt).toLocaleTimeString()}.
+        </p>
+      )}
       {readAt !== null && boardIsEmpty(payload) && <EmptyBoard payload={payload} />}
       {readAt !== null && (
         <div class="lanes">

@@ -1,6 +1,6 @@
 /**
  * The board: the outliner protocol (three lists by id, cards, stamps, refusals of stale writes), its backends
- * (`markdown`, the default; `memory` for tests), the card grammar, the pass's retry and the board file's watch.
+ * (`markdown`, the default; `workflowy`; `memory` for tests), the card grammar, the pass's retry and the board file's watch.
  * Nothing here names an agent: agent tags come from the caller (agents.toml's `tag`).
  * @module
  */
@@ -41,4 +41,13 @@ export {
 export { type BoardFileStat, type BoardIo, REAL_BOARD_IO, type WriteOptions } from "./markdown_io.ts";
 export { DEFAULT_HEADINGS, defaultBoard } from "./markdown_parse.ts";
 export { BoardBusy, DEFAULT_TRIES, withFreshBoard } from "./retry.ts";
+export { escapeText, plainOf, richWithPlain } from "./rich_text.ts";
+export { type WorkflowyOptions, type WorkflowyOutliner, workflowyOutliner } from "./workflowy.ts";
+export {
+  readKey,
+  WORKFLOWY_URL,
+  WorkflowyApi,
+  type WorkflowyApiOptions,
+  type WorkflowyNode,
+} from "./workflowy_api.ts";
 export { type BoardWatch, SETTLE_MS, watchBoard, type WatchOptions } from "./watch.ts";

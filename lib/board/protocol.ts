@@ -1,6 +1,6 @@
 /**
  * The outliner protocol: the three lists of the board (SPRINT PLAN, IN PROCESS, COMPLETE) as any outliner holds
- * them, addressed by id, never by name. A backend (`markdown.ts`, the default; Workflowy later) implements it;
+ * them, addressed by id, never by name. A backend (`markdown.ts`, the default; `workflowy.ts`) implements it;
  * everything above (the planner, the sweep, the buttons) codes against it only.
  *
  * Two rules hold it together:
@@ -75,6 +75,11 @@ export interface Outliner {
   rename(cardId: string, name: string, basedOn: string): Promise<Written>;
   /** A card (with its children) moved to the top or bottom of a list. */
   move(cardId: string, list: ListRole, position: Position, basedOn: string): Promise<Written>;
+  /**
+   * A card's prompt read now, where a backend's reads may reuse prompts (a remote one); absent: the read's is
+   * current.
+   */
+  prompt?(cardId: string): Promise<string[]>;
   /**
    * Gives every card of the three lists that has no id one, changing nothing else on its line. Returns the ids
    * given, by the card's position (list and index) in the read it was based on.

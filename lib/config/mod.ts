@@ -6,6 +6,7 @@
  */
 export { asmHome, type Env, findOnPath, harnessRoots, homeDir, relativeTo, repoRoot } from "./paths.ts";
 export {
+  boardKeyFile,
   type BoardListIds,
   boardPath,
   type BoardSettings,

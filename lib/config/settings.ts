@@ -22,6 +22,12 @@
  * path = "/home/me/vault/board.md"     # default: $ASM_HOME/board.md, in testing mode $ASM_HOME/board.testing.md
  * lists = { plan = "asm-plan", process = "asm-process", complete = "asm-complete" }   # the defaults
  * folders = { webapp = "/home/me/webapp" }   # where START opens a card of #webapp (default: the project's folder)
+ *
+ * # or the board in Workflowy: the lists are node ids, the API key is in a private file (chmod 600)
+ * # backend = "workflowy"
+ * # lists = { plan = "6ed4b9ca-...", process = "...", complete = "..." }
+ * # key_file = "workflowy.key"        # absolute, or relative to $ASM_HOME
+ * # url = "https://workflowy.com/api/v1"   # the default; https, or http only to this machine
  * ```
  *
  * A file that cannot be used is never fatal for its other keys: the defaults apply and `problem` says why, in a
@@ -52,6 +58,10 @@ export interface BoardSettings {
   lists: BoardListIds;
   /** A card's project tag -> the folder START opens it in, before the project's own folder from the ledger. */
   folders: Record<string, string>;
+  /** A remote backend's key file as config.toml names it (absolute, or relative to `$ASM_HOME`); null: none. */
+  keyFile: string | null;
+  /** A remote backend's API address; null: the backend's own. */
+  url: string | null;
 }
 
 /** What the settings are. */
@@ -80,7 +90,14 @@ export const DEFAULT_SETTINGS: Settings = {
   processedDays: 30,
   launchEnv: [],
   mode: "live",
-  board: { backend: "markdown", path: null, lists: { ...DEFAULT_LIST_IDS }, folders: {} },
+  board: {
+    backend: "markdown",
+    path: null,
+    lists: { ...DEFAULT_LIST_IDS },
+    folders: {},
+    keyFile: null,
+    url: null,
+  },
 };
 
 /** A copy of the defaults (nothing shared with {@link DEFAULT_SETTINGS}). */
@@ -163,10 +180,23 @@ export function parseSettings(
 /** The `[board]` table's keys into `into`; each wrong one keeps its default and says why. */
 function parseBoard(table: Record<string, unknown>, into: BoardSettings): string[] {
   const problems: string[] = [];
-  const { backend, path, lists, folders } = table;
+  const { backend, path, lists, folders, key_file: keyFile, url } = table;
   if (backend !== undefined) {
     if (typeof backend === "string" && backend !== "") into.backend = backend;
-    else problems.push('board.backend must name a backend ("markdown")');
+    else problems.push('board.backend must name a backend ("markdown" or "workflowy")');
+  }
+  if (keyFile !== undefined) {
+    if (typeof keyFile === "string" && keyFile.trim() !== "" && !keyFile.includes("\0")) {
+      into.keyFile = keyFile;
+    } else problems.push("board.key_file must be the path of the file holding the API key");
+  }
+  if (url !== undefined) {
+    const checked = apiUrl(url);
+    if (checked === null) {
+      problems.push(
+        "board.url must be an https address (http only to 127.0.0.1, ::1 or localhost): the key travels with it",
+      );
+    } else into.url = checked;
   }
   if (path !== undefined) {
     if (typeof path === "string" && path.trim() !== "" && !path.includes("\0")) into.path = path;
@@ -186,6 +216,28 @@ function parseBoard(table: Record<string, unknown>, into: BoardSettings): string
     } else problems.push("board.folders must be a table of project tag = folder");
   }
   return problems;
+}
+
+/** An API address the key may be sent to: https, or http to this machine only; null when it is neither. */
+function apiUrl(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  const local = ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
+  if (url.username || url.password || url.search || url.hash) return null;
+  return url.protocol === "https:" || (url.protocol === "http:" && local)
+    ? url.href.replace(/\/+$/, "")
+    : null;
+}
+
+/** The key file a data folder's board reads: config's `key_file`, relative to `$ASM_HOME`; null when unset. */
+export function boardKeyFile(asmHome: string, board: BoardSettings): string | null {
+  if (board.keyFile === null) return null;
+  return isAbsolute(board.keyFile) ? board.keyFile : join(asmHome, board.keyFile);
 }
 
 /** `board.lists` over the defaults, or why it cannot be used. */

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { boardPath, DEFAULT_SETTINGS, envNameMatches, loadSettings, parseSettings } from "./settings.ts";
+import {
+  boardKeyFile,
+  boardPath,
+  DEFAULT_SETTINGS,
+  envNameMatches,
+  loadSettings,
+  parseSettings,
+} from "./settings.ts";
 
 Deno.test("settings read from config.toml's top keys and its [launch] table", () => {
   const { settings, problems } = parseSettings(
@@ -65,7 +72,34 @@ Deno.test("mode and the [board] table: testing, a vault path, other list ids, a 
     path: "/vault/board.md",
     lists: { plan: "p-1", process: "asm-process", complete: "done" },
     folders: { webapp: "/src/webapp" },
+    keyFile: null,
+    url: null,
   });
+});
+
+Deno.test("a Workflowy board: node ids, a key file, and an API address the key may travel to", () => {
+  const { settings, problems } = parseSettings(
+    `[board]\nbackend = "workflowy"\nkey_file = "workflowy.key"\nurl = "http://127.0.0.1:4321/api/v1/"\n` +
+      `lists = { plan = "6ed4b9ca-256c-bf2e-bd70-d8754237b505", process = "p2", complete = "c3" }\n`,
+  );
+  assert.deepEqual(problems, []);
+  assert.equal(settings.board.backend, "workflowy");
+  assert.equal(settings.board.url, "http://127.0.0.1:4321/api/v1");
+  assert.equal(boardKeyFile("/h/.asm", settings.board), "/h/.asm/workflowy.key");
+  assert.equal(boardKeyFile("/h/.asm", { ...settings.board, keyFile: "/keys/wf" }), "/keys/wf");
+  assert.equal(boardKeyFile("/h/.asm", DEFAULT_SETTINGS.board), null);
+  for (
+    const url of ["http://workflowy.example/api/v1", "ftp://127.0.0.1/", "https://u:p@e.x/", "not a url", 7]
+  ) {
+    const wrong = parseSettings(`[board]\nurl = ${JSON.stringify(url)}\n`);
+    assert.equal(wrong.settings.board.url, null, String(url));
+    assert.match(wrong.problems[0], /board\.url must be an https address/, String(url));
+  }
+  assert.equal(
+    parseSettings(`[board]\nurl = "https://workflowy.com/api/v1"\n`).settings.board.url,
+    "https://workflowy.com/api/v1",
+  );
+  assert.match(parseSettings(`[board]\nkey_file = ""\n`).problems[0], /board\.key_file must be/);
 });
 
 Deno.test("a wrong [board] key keeps its default and says why", () => {

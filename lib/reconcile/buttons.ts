@@ -265,10 +265,12 @@ export async function startCard(
       at: isoAt(deps.now?.()),
     });
     bound = true;
+    // the prompt as the card has it now (a remote backend's reads may reuse a card's children)
+    const prompt = deps.outliner.prompt ? await deps.outliner.prompt(cardId) : card.children;
     const launch = await launchSession(deps.actions, {
       agent: agent.name,
       folder,
-      prompt: card.children.join("\n"),
+      prompt: prompt.join("\n"),
       name: card.title,
       model,
       sprint_node: cardId,
@@ -364,9 +366,10 @@ export async function continueCard(
       at: isoAt(deps.now?.()),
     });
     rebound = true;
+    const prompt = deps.outliner.prompt ? await deps.outliner.prompt(cardId) : card.children;
     const launch = await continueWith(deps.actions, before.asmId!, {
       agent: agent.name,
-      prompt: card.children.join("\n"),
+      prompt: prompt.join("\n"),
       model,
       name: card.title,
       sprint_node: cardId,

@@ -9,7 +9,7 @@
  *
  * A Markdown board's location is its file's real path (lib/board `boardLocation`: links resolved, so a link to
  * the real board, a linked folder or `..` all name the real board); a remote's is the id the backend names
- * (Workflowy: a list's node id). A guard file asm cannot read is itself a refusal in testing mode: a guard that
+ * (Workflowy: a list's node id, one entry per list). A guard file asm cannot read is itself a refusal in testing mode: a guard that
  * silently guards nothing is the failure it exists to prevent.
  *
  * A testing setup usually has a data folder of its own (`ASM_HOME=/tmp/try asm serve --testing`), whose guard
@@ -59,10 +59,21 @@ export function parseRealLists(text: string): RealList[] | { problem: string } {
   return lists;
 }
 
+/** The board a data folder is configured with, as the guard compares it. */
+export interface ConfiguredBoard extends RealList {
+  /** What a guard entry of the same backend must not equal: a Markdown board's real path; a remote's list ids. */
+  keys: string[];
+}
+
 /** The board a data folder is configured with in `mode`, as the guard keys it (backend and location). */
-export function configuredBoard(asmHome: string, mode: Mode, board: BoardSettings): RealList {
-  const path = boardPath(asmHome, mode, board);
-  return { backend: board.backend, location: board.backend === "markdown" ? boardLocation(path) : path };
+export function configuredBoard(asmHome: string, mode: Mode, board: BoardSettings): ConfiguredBoard {
+  if (board.backend === "markdown") {
+    const location = boardLocation(boardPath(asmHome, mode, board));
+    return { backend: board.backend, location, keys: [location] };
+  }
+  // a remote board is its three lists: any one of them real is the real board
+  const keys = [board.lists.plan, board.lists.process, board.lists.complete];
+  return { backend: board.backend, location: keys.join(", "), keys };
 }
 
 /** The same location as the guard compares it (a Markdown path resolved; anything else as written). */
@@ -122,7 +133,7 @@ function readGuardFile(asmHome: string): RealList[] | { problem: string } {
  */
 export function realListRefusal(
   mode: Mode,
-  board: RealList,
+  board: ConfiguredBoard,
   guard: RealList[] | { problem: string },
 ): string | null {
   if (mode !== "testing") return null;
@@ -130,9 +141,12 @@ export function realListRefusal(
     return `asm will not start in testing mode: the real-list guard cannot be read (${guard.problem}), so it ` +
       `cannot tell whether the board ${board.location} is a real one; fix the guard file`;
   }
-  const here = comparable(board);
-  const real = guard.find((list) => list.backend === board.backend && comparable(list) === here);
+  const real = guard.find((list) => list.backend === board.backend && board.keys.includes(comparable(list)));
   if (!real) return null;
-  return `asm will not start in testing mode: the configured board ${here} is one of the real lists ` +
-    `(${REAL_LISTS_FILE}); point [board] path in config.toml at a throwaway copy, or run in live mode`;
+  const fix = board.backend === "markdown"
+    ? "point [board] path in config.toml at a throwaway copy"
+    : "point [board] lists in config.toml at throwaway lists";
+  return `asm will not start in testing mode: the configured board ${
+    board.backend === "markdown" ? board.location : `list ${real.location}`
+  } is one of the real lists (${REAL_LISTS_FILE}); ${fix}, or run in live mode`;
 }

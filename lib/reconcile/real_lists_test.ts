@@ -30,13 +30,16 @@ Deno.test("the guard file: its format, and sentences for what cannot be used", (
 
 Deno.test("testing mode refuses a board on a real list, naming it; live mode and other boards start", () => {
   const real = [{ backend: "markdown", location: "/nowhere/real/board.md" }];
-  const board = { backend: "markdown", location: "/nowhere/real/board.md" };
+  const board = { backend: "markdown", location: "/nowhere/real/board.md", keys: ["/nowhere/real/board.md"] };
   assert.match(
     realListRefusal("testing", board, real) ?? "",
     /^asm will not start in testing mode: the configured board \/nowhere\/real\/board\.md is one of the real lists/,
   );
   assert.equal(realListRefusal("live", board, real), null, "live mode is meant to write the real board");
-  assert.equal(realListRefusal("testing", { ...board, location: "/nowhere/copy.md" }, real), null);
+  assert.equal(
+    realListRefusal("testing", { ...board, location: "/nowhere/copy.md", keys: ["/nowhere/copy.md"] }, real),
+    null,
+  );
   assert.equal(
     realListRefusal("testing", { ...board, backend: "workflowy" }, real),
     null,
@@ -67,7 +70,11 @@ Deno.test("a Markdown location is its real path: a link, a linked folder or .. n
   ) {
     assert.equal(boardLocation(path), join(vault, "board.md"), path);
     assert.ok(
-      realListRefusal("testing", { backend: "markdown", location: boardLocation(path) }, real),
+      realListRefusal(
+        "testing",
+        { backend: "markdown", location: boardLocation(path), keys: [boardLocation(path)] },
+        real,
+      ),
       path,
     );
   }
@@ -93,6 +100,7 @@ Deno.test("the configured board: testing mode's default file is never the live o
   assert.deepEqual(configuredBoard("/nowhere/.asm", "testing", board), {
     backend: "markdown",
     location: "/nowhere/.asm/board.testing.md",
+    keys: ["/nowhere/.asm/board.testing.md"],
   });
   assert.equal(configuredBoard("/nowhere/.asm", "live", board).location, "/nowhere/.asm/board.md");
 });
@@ -125,4 +133,32 @@ Deno.test("a testing data folder of its own is still guarded by the person's: th
   // asm on the person's own folder reads it once
   Deno.writeTextFileSync(join(own, REAL_LISTS_FILE), '{"v":1,"lists":[]}');
   assert.deepEqual(readRealLists(own, { home }), [{ backend: "markdown", location: join(own, "board.md") }]);
+});
+
+Deno.test("a Workflowy board is refused in testing mode when any one of its three list node ids is a real list", () => {
+  const lists = { plan: "aaaa-1111", process: "bbbb-2222", complete: "cccc-3333" };
+  const board = configuredBoard("/nowhere/.asm", "testing", {
+    ...DEFAULT_SETTINGS.board,
+    backend: "workflowy",
+    lists,
+  });
+  assert.deepEqual(board.keys, ["aaaa-1111", "bbbb-2222", "cccc-3333"]);
+  const guard = [
+    { backend: "markdown", location: "/nowhere/.asm/board.md" },
+    { backend: "workflowy", location: "bbbb-2222" },
+  ];
+  assert.equal(
+    realListRefusal("testing", board, guard),
+    "asm will not start in testing mode: the configured board list bbbb-2222 is one of the real lists " +
+      "(real-lists.json); point [board] lists in config.toml at throwaway lists, or run in live mode",
+  );
+  assert.equal(realListRefusal("live", board, guard), null);
+  const throwaway = configuredBoard("/nowhere/.asm", "testing", {
+    ...DEFAULT_SETTINGS.board,
+    backend: "workflowy",
+    lists: { plan: "dddd", process: "eeee", complete: "ffff" },
+  });
+  assert.equal(realListRefusal("testing", throwaway, guard), null);
+  // a Markdown entry never guards a node id, nor the other way round
+  assert.equal(realListRefusal("testing", board, [{ backend: "markdown", location: "bbbb-2222" }]), null);
 });

@@ -17,14 +17,17 @@ import { basename } from "node:path";
 import {
   type BoardRead,
   type BoardWatch,
+  LIST_ROLES,
   type MarkdownOutliner,
   markdownOutliner,
   type Outliner,
   projectTag,
   watchBoard,
+  WorkflowyApi,
+  workflowyOutliner,
 } from "../board/mod.ts";
 import { type AgentConfig, loadAgents } from "../agents/mod.ts";
-import { boardPath, type BoardSettings, type Mode } from "../config/mod.ts";
+import { boardKeyFile, boardPath, type BoardSettings, DEFAULT_LIST_IDS, type Mode } from "../config/mod.ts";
 import {
   boardLinks,
   type Ledger,
@@ -64,6 +67,29 @@ export interface BoardRuntimeOptions {
   watch?: boolean;
 }
 
+/** The outliner config.toml's `[board]` names, or why there is none (a sentence). */
+function configuredOutliner(asmHome: string, mode: Mode, board: BoardSettings): Outliner | string {
+  switch (board.backend) {
+    case "markdown":
+      return markdownOutliner(boardPath(asmHome, mode, board), { lists: board.lists });
+    case "workflowy": {
+      const keyFile = boardKeyFile(asmHome, board);
+      if (keyFile === null) {
+        return `config.toml's [board] backend is "workflowy" but no key_file names the file holding its API key`;
+      }
+      if (LIST_ROLES.some((role) => board.lists[role] === DEFAULT_LIST_IDS[role])) {
+        return `config.toml's [board] backend is "workflowy": lists must name the three lists' Workflowy node ids`;
+      }
+      return workflowyOutliner({
+        lists: board.lists,
+        api: new WorkflowyApi({ url: board.url ?? undefined, keyFile }),
+      });
+    }
+    default:
+      return `config.toml's [board] backend "${board.backend}" is not one asm has ("markdown", "workflowy")`;
+  }
+}
+
 /** One server's board. */
 export class BoardRuntime {
   readonly mode: Mode;
@@ -98,13 +124,10 @@ export class BoardRuntime {
     const path = boardPath(options.asmHome, options.mode, options.board);
     try {
       agents ??= loadAgents({ asmHome: options.asmHome, env: options.env });
-      if (outliner === null && options.board.backend === "markdown") {
-        outliner = markdownOutliner(path, { lists: options.board.lists });
-      }
       if (outliner === null) {
-        this.#off =
-          `the board is off: config.toml's [board] backend "${options.board.backend}" is not one asm ` +
-          `has ("markdown")`;
+        const built = configuredOutliner(options.asmHome, options.mode, options.board);
+        if (typeof built === "string") this.#off = `the board is off: ${built}`;
+        else outliner = built;
       }
     } catch (err) {
       // the server still serves everything else; the page says why its board is not there

@@ -70,6 +70,8 @@ export interface SprintPayload {
     read_at: string | null;
     /** One sentence when the board cannot be used or a pass gave up; null when all is well. */
     problem: string | null;
+    /** The lists shown are the last ones read, from before the problem (a service backing off, a misread). */
+    stale: boolean;
     lists: ListView[];
   };
   digest: string;
@@ -173,6 +175,7 @@ export function sprintView(f: SprintFacts): SprintPayload {
       mode: f.mode,
       read_at: f.read === null ? null : new Date(f.read.readAt).toISOString(),
       problem: f.problem,
+      stale: f.problem !== null && f.read !== null,
       lists,
     },
     digest: boardDigest(f.read, f.links, f.claims, f.problem),

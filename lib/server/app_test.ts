@@ -233,6 +233,29 @@ Deno.test("startServer takes its mode from config.toml unless told; a refused st
       StartRefused,
       "even the testing board's default file is refused when the guard names it",
     );
+    // a Workflowy board whose lists include a real node id: refused with the sentence, before anything is asked
+    Deno.writeTextFileSync(
+      join(home, "config.toml"),
+      `mode = "testing"\n[board]\nbackend = "workflowy"\nkey_file = "k"\nurl = "http://127.0.0.1:9/api/v1"\n` +
+        `lists = { plan = "try-plan", process = "6ed4b9ca-256c-bf2e-bd70-d8754237b505", complete = "try-done" }\n`,
+    );
+    Deno.writeTextFileSync(
+      join(home, "real-lists.json"),
+      JSON.stringify({
+        v: 1,
+        lists: [{ backend: "workflowy", location: "6ed4b9ca-256c-bf2e-bd70-d8754237b505" }],
+      }),
+    );
+    assert.throws(
+      () => startServer({ asmHome: home, port: 0, services: [], routes: ROUTES }),
+      (err: Error) =>
+        err instanceof StartRefused &&
+        err.message.startsWith(
+          "asm will not start in testing mode: the configured board list 6ed4b9ca-256c-bf2e-bd70-d8754237b505 " +
+            "is one of the real lists",
+        ),
+    );
+    assert.throws(() => Deno.statSync(join(home, "server.lock")), Deno.errors.NotFound);
   } finally {
     Deno.removeSync(home, { recursive: true });
   }

@@ -41,6 +41,7 @@ function payload(cards: CardView[] = []): SprintPayload {
       mode: "live",
       read_at: "2026-11-29T22:00:00.000Z",
       problem: null,
+      stale: false,
       lists: [
         { role: "plan", id: "p-1", cards },
         { role: "process", id: "p-2", cards: [] },

@@ -104,6 +104,7 @@ h2.section { font-size: 14px; margin: 16px 0 4px; scroll-margin-top: 120px; }
 .board-where { margin: 0 0 6px; font-size: 12px; color: var(--muted); overflow: hidden; text-overflow: ellipsis;
   white-space: nowrap; }
 .board-problem { margin: 0 0 6px; color: var(--warn); font-weight: 600; overflow-wrap: anywhere; }
+.board-stale { margin: 0 0 6px; color: var(--muted); font-size: 12px; }
 .board-empty { max-width: 90ch; } .board-empty p { margin: 0 0 6px; overflow-wrap: anywhere; }
 .board-empty pre { margin: 0 0 10px; padding: 8px 10px; background: var(--chip); border-radius: 6px; font-size: 12px;
   white-space: pre-wrap; overflow-wrap: anywhere; }

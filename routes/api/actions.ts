@@ -29,6 +29,7 @@ import {
 } from "../../lib/launch/mod.ts";
 import { pendingLaunches, recentLaunches } from "../../lib/ledger/mod.ts";
 import { endThroughCard } from "../../lib/reconcile/mod.ts";
+import { BoardBusy, BoardUnusable } from "../../lib/board/mod.ts";
 import { isRecord } from "../../lib/lang/mod.ts";
 
 async function body(req: Request): Promise<Record<string, unknown>> {
@@ -80,6 +81,8 @@ export function actionRoute(
         if (err instanceof ActionRefused) return jsonError(REFUSAL_STATUS[err.kind], err.message);
         // tmux missing or failing mid-action: the terminal host is unavailable, not the server broken
         if (err instanceof TerminalHostError) return jsonError(503, err.message);
+        // the board could not be read or written (a service backing off, a file that keeps changing): its sentence
+        if (err instanceof BoardUnusable || err instanceof BoardBusy) return jsonError(503, err.message);
         throw err;
       }
     },

@@ -237,3 +237,67 @@ Deno.test("END through every door files the session's card to COMPLETE: the card
   const plain = await w.post(`/api/sessions/${lone}/end`, "");
   assert.deepEqual([plain.status, plain.body.card], [200, null]);
 });
+
+Deno.test("the board in Workflowy through config.toml: read unescaped once; a failed write is a 503 with the sentence, then a stale board", async () => {
+  const { startFakeWorkflowy } = await import("../../verify/fakes/workflowy.ts");
+  await using fake = await startFakeWorkflowy();
+  const lists = {
+    plan: fake.addList("PLAN"),
+    process: fake.addList("PROCESS"),
+    complete: fake.addList("COMPLETE"),
+  };
+  const card = fake.typeByHand(lists.plan, "<b>Fix</b> A &amp; B #webapp #typist", {
+    children: ["go &lt;now&gt;"],
+  });
+  const { root, asmHome, folder, env: home } = standInHome("asm-sprint-workflowy-test-");
+  Deno.writeTextFileSync(join(asmHome, "workflowy.key"), fake.key, { mode: 0o600 });
+  Deno.writeTextFileSync(
+    join(asmHome, "config.toml"),
+    `mode = "testing"\n[board]\nbackend = "workflowy"\nkey_file = "workflowy.key"\nurl = "${fake.url}"\n` +
+      `lists = { plan = "${lists.plan}", process = "${lists.process}", complete = "${lists.complete}" }\n` +
+      `folders = { webapp = "${folder}" }\n`,
+  );
+  await using tmux = testTmux();
+  const server = startServer({
+    asmHome,
+    port: 0,
+    env: { ...home, ASM_TMUX_SOCKET: tmux.socketPath },
+    routes: ROUTES,
+    services: [],
+  });
+  try {
+    const sprint = async (fresh = "") => await (await server.api(`/api/sprint${fresh}`)).json();
+    const first = await sprint("?fresh=1");
+    assert.deepEqual([first.board.backend, first.board.problem, first.board.stale], [
+      "workflowy",
+      null,
+      false,
+    ]);
+    assert.equal(first.board.location, `Workflowy lists ${lists.plan}, ${lists.process}, ${lists.complete}`);
+    assert.deepEqual(
+      [
+        first.board.lists[0].cards[0].id,
+        first.board.lists[0].cards[0].title,
+        first.board.lists[0].cards[0].prompt,
+      ],
+      [card, "Fix A & B", ["go <now>"]],
+    );
+    fake.failNext({ status: 503, retryAfter: 300 });
+    const res = await server.api(`/api/sprint/${card}/start`, { method: "POST", body: "{}" });
+    const body = await res.json();
+    assert.equal(res.status, 503);
+    assert.match(body.error, /^Workflowy answered GET \/nodes with 503.*asm leaves Workflowy alone until/);
+    assert.equal(fake.nameOf(card), "<b>Fix</b> A &amp; B #webapp #typist", "nothing rewritten");
+    const stale = await sprint("?fresh=1");
+    assert.match(stale.board.problem, /leaves Workflowy alone until/);
+    assert.equal(stale.board.stale, true);
+    assert.equal(stale.board.lists[0].cards[0].title, "Fix A & B", "the last board read is still shown");
+    assert.ok(
+      !Deno.readTextFileSync(join(asmHome, "server.log")).includes(fake.key),
+      "the key is in no log line",
+    );
+  } finally {
+    await server.close();
+    Deno.removeSync(root, { recursive: true });
+  }
+});
