@@ -212,6 +212,24 @@ const BENCH: CommandSpec = {
       },
     },
     {
+      name: "board",
+      summary:
+        "requests per minute to the outliner (fake Workflowy) while idle and after a button; one JSON line",
+      options: {
+        minutes: {
+          type: "number",
+          integer: true,
+          min: 1,
+          description: "simulated idle minutes (default 10)",
+        },
+      },
+      run: async (args) => {
+        const { benchBoard } = await import("./bench/board.ts");
+        console.log(JSON.stringify(await benchBoard({ minutes: args.number("minutes") })));
+        return 0;
+      },
+    },
+    {
       name: "poll",
       summary: "the poll tick and /api/live p50 with 50 live runs (sleeping processes); one JSON line",
       run: async () => {

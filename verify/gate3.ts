@@ -38,14 +38,17 @@ function cardOf(agent: AgentConfig): string {
 }
 
 /** The board as the server reads it now (`?fresh=1`). */
-async function board(w: LiveWorld): Promise<SprintPayload> {
+export async function board(w: LiveWorld): Promise<SprintPayload> {
   const res = await w.server.api("/api/sprint?fresh=1");
   assert.equal(res.status, 200, "GET /api/sprint");
   return await res.json();
 }
 
 /** Where a card is now, with its view; undefined when it is on no list. */
-async function cardNow(w: LiveWorld, id: string): Promise<{ list: string; card: CardView } | undefined> {
+export async function cardNow(
+  w: LiveWorld,
+  id: string,
+): Promise<{ list: string; card: CardView } | undefined> {
   for (const list of (await board(w)).board.lists) {
     const card = list.cards.find((c) => c.id === id);
     if (card) return { list: list.role, card };
@@ -53,20 +56,21 @@ async function cardNow(w: LiveWorld, id: string): Promise<{ list: string; card: 
   return undefined;
 }
 
-async function press(w: LiveWorld, path: string, body: Record<string, unknown> = {}) {
+/** A button pressed through the server's POST route, with the token; its answer (a 200 is asserted). */
+export async function press(w: LiveWorld, path: string, body: Record<string, unknown> = {}) {
   const res = await w.post(path, body);
   assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** The token of a card launch's answer (`{card, launch}`). */
-function launchOf(body: Record<string, unknown>): { token: string; windowId: string } {
+export function launchOf(body: Record<string, unknown>): { token: string; windowId: string } {
   const launch = body.launch as { token: string; window_id: string };
   return { token: launch.token, windowId: launch.window_id };
 }
 
 /** The board's sweep passes so far on the server now. */
-function passes(w: LiveWorld): number {
+export function passes(w: LiveWorld): number {
   return w.server.context.state.board.cadence().passes;
 }
 
@@ -75,7 +79,7 @@ function passes(w: LiveWorld): number {
  * edit asks (coalesced: at most one pass per settle window and minimum gap), so the gate does not wait out the
  * 20 s timer for each.
  */
-async function morePasses(w: LiveWorld, n: number, why: string): Promise<void> {
+export async function morePasses(w: LiveWorld, n: number, why: string): Promise<void> {
   const from = passes(w);
   await w.until(
     () => {
@@ -88,7 +92,7 @@ async function morePasses(w: LiveWorld, n: number, why: string): Promise<void> {
 }
 
 /** Waits until the card sits where `holds` says, printing where it was when it did not. */
-async function cardWhere(
+export async function cardWhere(
   w: LiveWorld,
   id: string,
   holds: (at: { list: string; card: CardView }) => boolean,
@@ -114,7 +118,7 @@ async function cardWhere(
 }
 
 /** The server log's last lines (what the sweep and the launches said), printed when a card went wrong. */
-function logTail(w: LiveWorld, lines = 60): string {
+export function logTail(w: LiveWorld, lines = 60): string {
   try {
     return Deno.readTextFileSync(join(w.asmHome, "server.log")).trimEnd().split("\n").slice(-lines).join(
       "\n",
@@ -125,7 +129,7 @@ function logTail(w: LiveWorld, lines = 60): string {
 }
 
 /** Every window left in the world's tmux server, with the last lines it shows (printed when a card went wrong). */
-async function windowsNow(w: LiveWorld): Promise<string> {
+export async function windowsNow(w: LiveWorld): Promise<string> {
   const panes =
     (await w.tmux(["list-panes", "-a", "-F", "#{window_id} #{pane_id} #{pane_pid} #{pane_dead}"])).out;
   const shown: string[] = [`windows: ${panes.trim() || "none"}`];
@@ -142,7 +146,8 @@ async function windowsNow(w: LiveWorld): Promise<string> {
   return shown.join("\n");
 }
 
-async function killWindow(w: LiveWorld, windowId: string): Promise<void> {
+/** A person's X on the window: tmux kills it. */
+export async function killWindow(w: LiveWorld, windowId: string): Promise<void> {
   const killed = await w.tmux(["kill-window", "-t", windowId]);
   assert.equal(killed.ok, true, `tmux kill-window ${windowId}`);
 }

@@ -10,6 +10,7 @@ const GATES: Record<string, () => Promise<Check[]>> = {
   "gate1-live": async () => (await import("./gate1_live.ts")).gate1LiveChecks(),
   "gate2": async () => (await import("./gate2.ts")).gate2Checks(),
   "gate3": async () => (await import("./gate3.ts")).gate3Checks(),
+  "gate3-workflowy": async () => (await import("./gate3_workflowy.ts")).gate3WorkflowyChecks(),
 };
 
 /** The gates' names, in the order they were built (the command table offers exactly these). */

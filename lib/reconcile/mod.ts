@@ -30,7 +30,14 @@ export {
   type ClaimsOptions,
   type LiveIds,
 } from "./claims.ts";
-export { REAL_TIMERS, type Timers, WakeCoalescer, type WakeOptions, type WakeStatus } from "./wake.ts";
+export {
+  ManualTimers,
+  REAL_TIMERS,
+  type Timers,
+  WakeCoalescer,
+  type WakeOptions,
+  type WakeStatus,
+} from "./wake.ts";
 export { type BoardDeps, BoardLock, BoardMemo } from "./deps.ts";
 export { type PassOptions, type PassReport, settleClaims, sweepOnce } from "./sweep.ts";
 export {

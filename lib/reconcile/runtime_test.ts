@@ -5,31 +5,9 @@ import { DEFAULT_SETTINGS } from "../config/mod.ts";
 import { bindCard } from "../ledger/mod.ts";
 import { type BoardWorld, boardWorld, card } from "./_test_utils.ts";
 import { BoardRuntime } from "./runtime.ts";
-import type { Timers } from "./wake.ts";
+import { ManualTimers, type Timers } from "./wake.ts";
 
-/** Timers that fire only when the test says so. */
-function manualTimers() {
-  let now = 0;
-  let next = 1;
-  const due = new Map<number, { at: number; fn: () => void }>();
-  const timers: Timers = {
-    now: () => now,
-    setTimeout: (fn, ms) => (due.set(next, { at: now + ms, fn }), next++),
-    clearTimeout: (id) => void due.delete(id as number),
-  };
-  return {
-    timers,
-    /** Moves the clock to the first timer due and runs it (and what it started). */
-    async fireNext(): Promise<number> {
-      const [id, first] = [...due.entries()].sort((a, b) => a[1].at - b[1].at)[0];
-      due.delete(id);
-      now = first.at;
-      first.fn();
-      for (let i = 0; i < 100; i++) await Promise.resolve(); // the pass runs on promises alone
-      return now;
-    },
-  };
-}
+const manualTimers = () => new ManualTimers();
 
 function runtime(w: BoardWorld, timers: Timers, outliner: Outliner = w.outliner): BoardRuntime {
   return new BoardRuntime({

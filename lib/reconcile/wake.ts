@@ -154,3 +154,60 @@ export class WakeCoalescer {
     }
   }
 }
+
+/**
+ * A clock and timers that move only when told: the cadence's tests, and the board bench, which runs the server's
+ * cadence against a real outliner over real I/O on it.
+ */
+export class ManualTimers {
+  #now: number;
+  #next = 1;
+  readonly #due = new Map<number, { at: number; fn: () => void }>();
+  /** The {@link Timers} to hand the cadence (and the clock to hand anything else). */
+  readonly timers: Timers = {
+    now: () => this.#now,
+    setTimeout: (fn, ms) => (this.#due.set(this.#next, { at: this.#now + ms, fn }), this.#next++),
+    clearTimeout: (id) => void this.#due.delete(id as number),
+  };
+
+  constructor(start = 0) {
+    this.#now = start;
+  }
+
+  /** The clock now. */
+  now = (): number => this.#now;
+
+  /** Moves the clock to the first timer due and runs it, and whatever it started on promises alone; the time. */
+  async fireNext(): Promise<number> {
+    const first = this.#first();
+    if (!first) throw new Error("no timer is due");
+    this.#fire(first);
+    for (let i = 0; i < 100; i++) await Promise.resolve();
+    return this.#now;
+  }
+
+  /**
+   * Fires the timers due up to `until`, in order; after each, waits (in real time) while `busy()` says what it
+   * started is still running (a pass doing real I/O), so the clock never moves under it. Ends at `until`.
+   */
+  async runUntil(until: number, busy: () => boolean): Promise<void> {
+    for (;;) {
+      while (busy()) await new Promise((r) => setTimeout(r, 1));
+      const first = this.#first();
+      if (!first || first[1].at > until) break;
+      this.#fire(first);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    this.#now = until;
+  }
+
+  #first(): [number, { at: number; fn: () => void }] | undefined {
+    return [...this.#due.entries()].sort((a, b) => a[1].at - b[1].at)[0];
+  }
+
+  #fire([id, timer]: [number, { at: number; fn: () => void }]): void {
+    this.#due.delete(id);
+    this.#now = timer.at;
+    timer.fn();
+  }
+}
