@@ -101,7 +101,7 @@ export function applyView(rows: SessionView[], v: TableView): SessionView[] {
 function Row({ v }: { v: SessionView }) {
   return (
     <tr id={`row-${v.id}`} data-row-for={v.id} class={v.hiddenReason ? "hidden-row" : undefined}>
-      <td>
+      <td class="agent">
         <span class={`chip chip-${v.agent}`}>{v.agent}</span>
       </td>
       <td class="title" data-title-for={v.id} title={cell("title", v.id, v.title)}>
@@ -118,10 +118,12 @@ function Row({ v }: { v: SessionView }) {
       <td class="activity" data-activity-for={v.id} title={cell("activity", v.id, v.activity)}>
         {cell("activity", v.id, v.activity)}
       </td>
-      <td class="num" data-context-for={v.id}>{cell("context", v.id, v.context)}</td>
-      <td data-closeout-for={v.id}>{v.closeout}</td>
-      <td class="num">{v.turns}</td>
-      <td class="age" data-seen-for={v.id} data-seen={v.lastSeen ?? ""}>{cell("seen", v.id, v.seen)}</td>
+      <td class="num context" data-context-for={v.id}>{cell("context", v.id, v.context)}</td>
+      <td class="closeout" data-closeout-for={v.id}>{v.closeout}</td>
+      <td class="num turns">{v.turns}</td>
+      {/* a narrow page shows each row as a two-line card: this empty cell is where the second line starts */}
+      <td class="line-break" aria-hidden="true" />
+      <td class="age seen" data-seen-for={v.id} data-seen={v.lastSeen ?? ""}>{cell("seen", v.id, v.seen)}</td>
       <td class="acts">
         <RowActions id={v.id} agent={v.agent} title={v.title} live={v.live} />
       </td>
@@ -133,10 +135,12 @@ function setView(patch: Partial<TableView>): void {
   needAll().then(() => (view.value = { ...view.peek(), ...patch }));
 }
 
-function SortHeader({ label, sort, num }: { label: string; sort: TableView["sort"]; num?: boolean }) {
+function SortHeader(
+  { label, sort, column, num }: { label: string; sort: TableView["sort"]; column: string; num?: boolean },
+) {
   const active = view.value.sort === sort;
   return (
-    <th class={num ? "num" : undefined} aria-sort={active ? "descending" : undefined}>
+    <th class={num ? `num ${column}` : column} aria-sort={active ? "descending" : undefined}>
       <button type="button" class="th" onClick={() => setView({ sort: active ? "" : sort })}>
         {label}
         {active ? " ▾" : ""}
@@ -187,30 +191,19 @@ export function SessionsTable({ rows, total: count, all }: SessionsTableProps) {
         <span class="count">{known.value ? filtered.length : total} sessions</span>
       </div>
       <table class="sessions">
-        <colgroup>
-          <col class="agent" />
-          <col class="title" />
-          <col class="project" />
-          <col class="status" />
-          <col class="activity" />
-          <col class="context" />
-          <col class="closeout" />
-          <col class="turns" />
-          <col class="seen" />
-          <col class="acts" />
-        </colgroup>
         <thead>
           <tr>
-            <th>Agent</th>
-            <SortHeader label="Title" sort="title" />
-            <SortHeader label="Project" sort="project" />
-            <th>Status</th>
-            <th>Activity</th>
-            <th class="num">Context</th>
-            <th>Closeout</th>
-            <SortHeader label="Turns" sort="turns" num />
-            <SortHeader label="Last seen" sort="seen" />
-            <th>Actions</th>
+            <th class="agent">Agent</th>
+            <SortHeader label="Title" sort="title" column="title" />
+            <SortHeader label="Project" sort="project" column="project" />
+            <th class="status">Status</th>
+            <th class="activity">Activity</th>
+            <th class="num context">Context</th>
+            <th class="closeout">Closeout</th>
+            <SortHeader label="Turns" sort="turns" column="turns" num />
+            <th class="line-break" aria-hidden="true" />
+            <SortHeader label="Last seen" sort="seen" column="seen" />
+            <th class="acts">Actions</th>
           </tr>
         </thead>
         <tbody>

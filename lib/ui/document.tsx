@@ -15,7 +15,7 @@ export const STYLE = `
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); }
 header { position: sticky; top: 0; background: var(--bg); border-bottom: 1px solid var(--line); padding: 8px 16px;
-  display: flex; gap: 16px; align-items: baseline; z-index: 1; }
+  display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: baseline; z-index: 1; }
 header h1 { font-size: 15px; margin: 0; }
 nav a { color: var(--muted); margin-right: 12px; text-decoration: none; }
 nav a[aria-current=page] { color: var(--fg); font-weight: 600; }
@@ -25,17 +25,44 @@ table.sessions th { text-align: left; font-weight: 600; color: var(--muted); bor
   padding: 4px 6px; }
 table.sessions td { border-bottom: 1px solid var(--line); padding: 4px 6px; overflow: hidden; text-overflow: ellipsis;
   white-space: nowrap; }
-table.sessions col.agent { width: 72px; } table.sessions col.project { width: 12%; }
-table.sessions col.status { width: 80px; } table.sessions col.activity { width: 16%; }
-table.sessions col.context { width: 104px; } table.sessions col.closeout { width: 88px; }
-table.sessions col.turns { width: 56px; } table.sessions col.seen { width: 96px; }
-table.sessions col.acts { width: 200px; }
+/* the columns: Title takes what the others leave; below 1280 px Closeout and Turns go, below 1024 px Context, so
+   Title keeps at least 160 px; below 900 px each row is a two-line card */
+table.sessions th.agent { width: 72px; } table.sessions th.project { width: 12%; }
+table.sessions th.status { width: 110px; } table.sessions th.activity { width: 16%; }
+table.sessions th.context { width: 96px; } table.sessions th.closeout { width: 88px; }
+table.sessions th.turns { width: 56px; } table.sessions th.seen { width: 88px; }
+table.sessions th.acts { width: 200px; }
+table.sessions .line-break { display: none; }
+@media (max-width: 1279px) {
+  table.sessions .closeout, table.sessions .turns { display: none; }
+  table.sessions th.project { width: 110px; } table.sessions th.activity { width: 140px; }
+  table.sessions th.acts { width: 180px; } table.sessions td.acts { white-space: normal; }
+  table.sessions td.acts .row-actions { flex-wrap: wrap; white-space: normal; }
+}
+@media (max-width: 1023px) {
+  table.sessions .context { display: none; }
+  table.sessions th.acts { width: 150px; }
+}
+@media (max-width: 899px) {
+  table.sessions, table.sessions tbody { display: block; width: 100%; }
+  table.sessions thead { display: none; }
+  table.sessions tr { display: flex; flex-wrap: wrap; align-items: baseline; column-gap: 8px; row-gap: 2px;
+    padding: 6px 0; border-bottom: 1px solid var(--line); }
+  table.sessions td { display: block; border: 0; padding: 0; min-width: 0; }
+  table.sessions td.agent { order: 1; } table.sessions td.title { order: 2; flex: 1 1 0; }
+  table.sessions td.status { order: 3; max-width: 45%; }
+  table.sessions td.line-break { display: block; order: 4; flex-basis: 100%; height: 0; }
+  table.sessions td.project { order: 5; max-width: 35%; }
+  table.sessions td.activity { order: 6; flex: 1 1 120px; color: var(--muted); }
+  table.sessions td.seen { order: 7; color: var(--muted); } table.sessions td.acts { order: 8; }
+}
 td.num, th.num { text-align: right; }
 tr.hidden-row { opacity: .6; }
 .chip { background: var(--chip); border-radius: 4px; padding: 1px 6px; font-size: 12px; }
 td.status { font-weight: 600; }
 .empty { color: var(--muted); padding: 24px 0; }
-.glance { display: flex; gap: 14px; align-items: baseline; margin-left: auto; font-size: 13px; }
+.glance { display: flex; flex-wrap: wrap; gap: 2px 14px; align-items: baseline; margin-left: auto; font-size: 13px;
+  min-width: 0; max-width: 100%; }
 .glance-agent { color: var(--fg); text-decoration: none; max-width: 26ch; overflow: hidden; text-overflow: ellipsis;
   white-space: nowrap; }
 tr.flash td { background: var(--chip); }
@@ -114,7 +141,7 @@ h2.section { font-size: 14px; margin: 16px 0 4px; scroll-margin-top: 120px; }
   /* a phone: the header wraps, the tall usage row scrolls away, and the table scrolls sideways in its own box
      rather than squeezing its title column to nothing */
   header { flex-wrap: wrap; } .glance { margin-left: 0; flex-wrap: wrap; } .usage-bar { position: static; }
-  main { overflow-x: auto; } .filters { flex-wrap: wrap; } table.sessions { min-width: 1100px; }
+  .filters { flex-wrap: wrap; }
 }
 .lane { border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px 8px; min-width: 0; }
 .lane h2 { display: flex; justify-content: space-between; font-size: 12px; letter-spacing: .04em; color: var(--muted);

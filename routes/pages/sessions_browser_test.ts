@@ -135,33 +135,103 @@ Deno.test("the Sessions page hydrates and stays at zero renders over two idle ti
   });
 });
 
-Deno.test("no grid column resolves to 0 px and no cell's text overflows its cell, measured on text ranges", async () => {
-  await withPage(async (page, server) => {
-    await page.setViewportSize({ width: 1200, height: 800 });
-    await openWithKey(page, server, "/");
-    const widths = await page.evaluate(() =>
-      [...document.querySelectorAll("table.sessions th")].map((th) => parseFloat(getComputedStyle(th).width))
-    );
-    assert.equal(widths.length, 10);
-    assert.equal(widths.every((w) => w > 0), true, `column widths ${widths.join(", ")}`);
-    const overflowing = await page.evaluate(() => {
-      const out: string[] = [];
-      for (const td of document.querySelectorAll<HTMLElement>("table.sessions td")) {
-        const range = document.createRange();
-        range.selectNodeContents(td);
-        const text = range.getBoundingClientRect();
-        const box = td.getBoundingClientRect();
-        const style = getComputedStyle(td);
-        // the visible area is the box less its padding; text wider than that is allowed only when it is clipped
-        // with an ellipsis AND the full text is one hover away in the cell's title
-        const inner = box.right - parseFloat(style.paddingRight);
-        const clippedWithTip = style.overflow === "hidden" && style.textOverflow === "ellipsis" &&
-          td.title === td.textContent;
-        if (text.right > inner + 0.5 && !clippedWithTip) out.push(td.textContent ?? "");
+/** What one width shows of the sessions table, measured in the page. */
+interface TableAt {
+  /** the page is wider than the window (a horizontal scroll bar) */
+  pageScroll: number;
+  /** each shown column's header and its width (table layout), or null when rows are cards */
+  columns: [string, number][] | null;
+  /** the most lines one row's cells take (card layout) */
+  rowLines: number;
+  /** cells whose text runs past their box without an ellipsis and the full text as a tip */
+  overflowing: string[];
+  /** elements that stick out past the window's right edge, outermost first */
+  sticking: string[];
+}
+
+function measureTable(): TableAt {
+  const shown = (el: Element) => el.getClientRects().length > 0 && getComputedStyle(el).display !== "none";
+  const headers = [...document.querySelectorAll<HTMLElement>("table.sessions thead th")].filter(shown);
+  const cards = getComputedStyle(document.querySelector("table.sessions tr")!).display === "flex";
+  const columns = cards
+    ? null
+    : headers.map((th) => [th.textContent!.trim(), th.getBoundingClientRect().width] as [string, number]);
+  let rowLines = 0;
+  const overflowing: string[] = [];
+  for (const tr of document.querySelectorAll<HTMLElement>("table.sessions tbody tr")) {
+    const boxes: DOMRect[] = [];
+    for (const td of tr.querySelectorAll<HTMLElement>("td")) {
+      if (!shown(td) || td.classList.contains("line-break")) continue;
+      if (td.getBoundingClientRect().height > 0) boxes.push(td.getBoundingClientRect());
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      const text = range.getBoundingClientRect();
+      const box = td.getBoundingClientRect();
+      const style = getComputedStyle(td);
+      // text wider than the box is allowed only when it is clipped with an ellipsis AND the full text is one hover
+      // away in the cell's title
+      const inner = box.right - parseFloat(style.paddingRight);
+      const clippedWithTip = style.overflow === "hidden" && style.textOverflow === "ellipsis" &&
+        td.title === td.textContent;
+      if (text.width > 0 && text.right > inner + 0.5 && !clippedWithTip) {
+        overflowing.push(td.textContent ?? "");
       }
-      return out;
-    });
-    assert.deepEqual(overflowing, []);
+    }
+    // a cell starts a new line when it sits below everything on the line so far (cells align on baselines)
+    let lines = 0;
+    let bottom = -Infinity;
+    for (const box of boxes.sort((a, b) => a.top - b.top)) {
+      if (box.top >= bottom - 2) {
+        lines++;
+        bottom = box.bottom;
+      } else bottom = Math.max(bottom, box.bottom);
+    }
+    rowLines = Math.max(rowLines, lines);
+  }
+  // what sticks out past the window, outermost first (named in the failure)
+  const sticking = [...document.querySelectorAll<HTMLElement>("body *")].filter((el) =>
+    el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && shown(el)
+  ).slice(0, 4).map((el) =>
+    `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`
+  );
+  return {
+    sticking,
+    pageScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    columns,
+    rowLines,
+    overflowing,
+  };
+}
+
+Deno.test("the sessions table at every width: Title keeps 160 px to 1024, rows become two-line cards below, nothing overflows", async () => {
+  await withPage(async (page, server) => {
+    await page.setViewportSize({ width: 1920, height: 900 });
+    await openWithKey(page, server, "/");
+    for (const width of [1920, 1440, 1280, 1024, 768, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const at = await page.evaluate(measureTable);
+      const layout = at.columns === null
+        ? `cards of at most ${at.rowLines} lines`
+        : at.columns.map(([name, w]) => `${name} ${Math.round(w)}`).join(", ");
+      console.log(
+        `${width} px: ${layout}; page scroll ${at.pageScroll} px; ${at.overflowing.length} cells overflow`,
+      );
+      assert.equal(at.pageScroll, 0, `${width} px: no horizontal scroll (${at.sticking.join("; ")})`);
+      assert.deepEqual(at.overflowing, [], `${width} px: no text overflows its cell`);
+      if (width >= 1024) {
+        assert.ok(at.columns !== null, `${width} px: a table`);
+        const title = at.columns.find(([name]) => name.startsWith("Title"));
+        assert.ok(title && title[1] >= 160, `${width} px: Title ${title?.[1]} px`);
+        for (const [name, w] of at.columns) assert.ok(w >= 40, `${width} px: ${name} is ${w} px`);
+      } else {
+        assert.equal(at.columns, null, `${width} px: each row a card`);
+        // two lines; on a phone an ended row's RESUME and CONTINUE WITH take a third of their own
+        const most = width >= 600 ? 2 : 3;
+        assert.ok(at.rowLines <= most, `${width} px: a row takes ${at.rowLines} lines (at most ${most})`);
+      }
+    }
+    const wide = await page.evaluate(() => innerWidth);
+    assert.equal(wide, 390);
   });
 });
 
