@@ -7,7 +7,7 @@
  * @module
  */
 // browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
-import { activityText, ageText, contextText, statusWord } from "../lib/ui/words.ts";
+import { activityText, activityTone, ageText, contextText, statusTone, statusWord } from "../lib/ui/words.ts";
 import { setCell } from "./live_store.ts";
 import { fetchAllRows, renderedRows } from "./sessions_table.tsx";
 import { updateGlance } from "./top_bar.tsx";
@@ -64,10 +64,14 @@ async function tick(): Promise<void> {
       // a card's session shares the status cell with its row; it may be a row the table has not loaded
       const onBoard = boardShows(s.asm_id);
       if (!shown.has(s.asm_id) && !onBoard) continue;
-      setCell("status", s.asm_id, statusWord(s.status, s.end_reason ?? null, s.unsure_reason ?? null).word);
+      const status = statusWord(s.status, s.end_reason ?? null, s.unsure_reason ?? null).word;
+      setCell("status", s.asm_id, status);
+      setCell("status-tone", s.asm_id, statusTone(status));
       if (onBoard) patchCardCells(s.asm_id, s.status, s.unsure_reason ?? null);
       if (!shown.has(s.asm_id)) continue;
       setCell("activity", s.asm_id, activityText(s.activity_word, s.activity_reason));
+      const live = s.status === "live" || s.status === "starting";
+      setCell("activity-tone", s.asm_id, live ? activityTone(s.activity_word) : "none");
       setCell("context", s.asm_id, contextText(s.context_tokens));
     }
   }

@@ -30,3 +30,8 @@ export function setCell(field: string, id: string, value: string): boolean {
   cell(field, id, value);
   return true;
 }
+
+/** A cell's current value, or undefined when no row has it. */
+export function cellValue(field: string, id: string): string | undefined {
+  return cells.get(`${field}\u0000${id}`)?.peek();
+}

@@ -15,7 +15,8 @@ import {
   sortViews,
   withActivity,
 } from "../lib/ui/session_view.ts";
-import { cell } from "./live_store.ts";
+import { NEEDS_ME_FIRST, type Tone } from "../lib/ui/words.ts";
+import { cell, cellValue } from "./live_store.ts";
 import { RowActions } from "./actions.tsx";
 import { api } from "./api.ts";
 
@@ -37,7 +38,7 @@ export interface TableView {
   agent: string;
   status: "" | "live" | "ended";
   project: string;
-  sort: "" | "title" | "project" | "turns" | "seen";
+  sort: "" | "title" | "project" | "turns" | "seen" | "needs";
 }
 
 /** Every row known (null until something needed them all), in the default order. */
@@ -93,9 +94,19 @@ export function applyView(rows: SessionView[], v: TableView): SessionView[] {
     project: (a, b) => a.project.localeCompare(b.project) || a.title.localeCompare(b.title),
     turns: (a, b) => (Number(b.turns) || 0) - (Number(a.turns) || 0),
     seen: (a, b) => (b.lastSeen ?? "").localeCompare(a.lastSeen ?? ""),
+    // what waits on the person first, then what is in trouble, then what works; newest first within each
+    needs: (a, b) => urgency(a) - urgency(b) || (b.lastSeen ?? "").localeCompare(a.lastSeen ?? ""),
   };
   const cmp = by[v.sort];
   return cmp ? [...out].sort((a, b) => cmp(a, b) || a.id.localeCompare(b.id)) : out;
+}
+
+/** A row's place in the "needs me first" order: its activity's tone as the poll last wrote it, else its status's. */
+function urgency(v: SessionView): number {
+  const activity = cellValue("activity-tone", v.id) ?? v.activityTone;
+  const tone = activity !== "none" ? activity : cellValue("status-tone", v.id) ?? v.statusTone;
+  const i = NEEDS_ME_FIRST.indexOf(tone as Tone);
+  return i < 0 ? NEEDS_ME_FIRST.length + (v.live ? 0 : 1) : i;
 }
 
 function Row({ v }: { v: SessionView }) {
@@ -111,11 +122,17 @@ function Row({ v }: { v: SessionView }) {
       <td
         class="status"
         data-status-for={v.id}
+        data-tone={cell("status-tone", v.id, v.statusTone)}
         title={v.hiddenReason ? `${v.statusTip}; hidden: ${v.hiddenReason}` : v.statusTip}
       >
         {cell("status", v.id, v.statusWord)}
       </td>
-      <td class="activity" data-activity-for={v.id} title={cell("activity", v.id, v.activity)}>
+      <td
+        class="activity"
+        data-activity-for={v.id}
+        data-tone={cell("activity-tone", v.id, v.activityTone)}
+        title={cell("activity", v.id, v.activity)}
+      >
         {cell("activity", v.id, v.activity)}
       </td>
       <td class="num context" data-context-for={v.id}>{cell("context", v.id, v.context)}</td>
@@ -187,6 +204,14 @@ export function SessionsTable({ rows, total: count, all }: SessionsTableProps) {
           value={v.project}
           onInput={(e) => setView({ project: e.currentTarget.value })}
         />
+        <label class="needs-first">
+          <input
+            type="checkbox"
+            checked={v.sort === "needs"}
+            onChange={(e) => setView({ sort: e.currentTarget.checked ? "needs" : "" })}
+          />{" "}
+          needs me first
+        </label>
         <a href={all ? "/" : "/?all=1"}>{all ? "hide hidden rows" : "show hidden rows"}</a>
         <span class="count">{known.value ? filtered.length : total} sessions</span>
       </div>

@@ -186,7 +186,7 @@ export interface ActivityReading {
   state: ActivityState | null;
   /** The agent's own value as written (`busy`, `task_started`, ...), for the log and the tooltip. */
   raw: string;
-  /** Why it waits (`permission`, `question`, `idle prompt`, or the agent's own words); null otherwise. */
+  /** Why it waits (`permission`, `question`, or the agent's own words); null otherwise. */
   reason: string | null;
   /** When this evidence last changed, ISO-8601 UTC ms; null when the record does not say. */
   at: string | null;

@@ -156,12 +156,14 @@ function turnState(event: string): ActivityState | null {
 /**
  * Why a call for attention means the agent waits on the user, or null when it does not (an informational
  * notification). Claude's notification types and Gemini's ToolPermission; PermissionRequest is always permission.
+ * An idle-prompt notification is NOT a wait: it is an agent sitting at its prompt after its turn, the very fact
+ * another agent's turn end says, and it reads Idle for every agent alike (it counted in the title's badge before).
  */
 export function attentionReason(event: string, kind: string | null): string | null {
   if (event === "PermissionRequest") return "permission";
   if (event !== "Notification" || kind === null) return null;
   if (/permission/i.test(kind)) return "permission";
-  if (kind === "idle_prompt") return "idle prompt";
+  if (kind === "idle_prompt") return null;
   if (/elicitation|needs_input|question/i.test(kind)) return "question";
   return null;
 }

@@ -178,10 +178,10 @@ Deno.test("a live session's activity follows its newest evidence, the agent's ow
       null,
     ],
     [
-      "Claude's idle-prompt notification after a stop is Waiting on you: idle prompt",
+      "Claude's idle-prompt notification after a stop reads Idle, as every agent's turn end does",
       facts({ own: own("idle", "idle", 5), hooks: hooks(["Stop", 5], ["Notification", 9, "idle_prompt"]) }),
-      "waiting",
-      "idle prompt",
+      "idle",
+      null,
     ],
     [
       "a notification that asks nothing of the user changes nothing",
@@ -261,14 +261,14 @@ Deno.test("Needs attention comes only after asm saw the session working and its 
   );
 });
 
-Deno.test("attention reasons: permission, question and idle prompt; others ask nothing", () => {
+Deno.test("attention reasons: permission and question; an idle prompt and others ask nothing", () => {
   const rows: [string, string | null, string | null][] = [
     ["PermissionRequest", null, "permission"],
     ["Notification", "permission_prompt", "permission"],
     ["Notification", "ToolPermission", "permission"],
     ["Notification", "elicitation_dialog", "question"],
     ["Notification", "agent_needs_input", "question"],
-    ["Notification", "idle_prompt", "idle prompt"],
+    ["Notification", "idle_prompt", null], // idle at its prompt: Idle, as every agent's turn end reads
     ["Notification", "auth_success", null],
     ["Notification", null, null],
     ["Stop", null, null],

@@ -9,9 +9,9 @@ import { renderToString } from "preact-render-to-string";
 /** The page's style. Numbers are tabular so a changing count never moves its neighbours. */
 export const STYLE = `
 :root { color-scheme: light dark; --bg: #fbfbfa; --fg: #1d1d1b; --muted: #6b6b66; --line: #e4e3df; --accent: #2f6f5e;
-  --live: #2f6f5e; --warn: #a15c00; --chip: #ecebe7; font: 14px/1.4 system-ui, sans-serif; }
+  --live: #2f6f5e; --warn: #a15c00; --alarm: #b3261e; --chip: #ecebe7; font: 14px/1.4 system-ui, sans-serif; }
 @media (prefers-color-scheme: dark) { :root { --bg: #181816; --fg: #e9e8e4; --muted: #9a9993; --line: #2e2d2a;
-  --accent: #6fc1a6; --live: #6fc1a6; --warn: #e0a352; --chip: #2a2926; } }
+  --accent: #6fc1a6; --live: #6fc1a6; --warn: #e0a352; --alarm: #ff8a80; --chip: #2a2926; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); }
 header { position: sticky; top: 0; background: var(--bg); border-bottom: 1px solid var(--line); padding: 8px 16px;
@@ -60,6 +60,19 @@ td.num, th.num { text-align: right; }
 tr.hidden-row { opacity: .6; }
 .chip { background: var(--chip); border-radius: 4px; padding: 1px 6px; font-size: 12px; }
 td.status { font-weight: 600; }
+/* states across the room: each tone a colour, a shape and its word (lib/ui/words.ts Tone) */
+[data-tone]::before { display: inline-block; width: 1.1em; font-weight: 400; }
+[data-tone=waiting] { color: var(--warn); font-weight: 700; } [data-tone=waiting]::before { content: "\\25B2"; }
+[data-tone=attention] { color: var(--alarm); font-weight: 700; } [data-tone=attention]::before { content: "\\25C6"; }
+[data-tone=retrying] { color: var(--warn); } [data-tone=retrying]::before { content: "\\21BB"; }
+[data-tone=working] { color: var(--live); font-weight: 600; } [data-tone=working]::before { content: "\\25CF"; }
+[data-tone=starting] { color: var(--muted); } [data-tone=starting]::before { content: "\\25CC"; }
+[data-tone=idle] { color: var(--muted); } [data-tone=idle]::before { content: "\\25CB"; }
+[data-tone=shell] { color: var(--muted); } [data-tone=shell]::before { content: "\\25B8"; }
+[data-tone=unsure] { color: var(--warn); } [data-tone=unsure]::before { content: "?"; }
+[data-tone=live] { color: var(--live); } [data-tone=live]::before { content: "\\25CF"; }
+[data-tone=ended] { color: var(--muted); font-weight: 400; } [data-tone=ended]::before { content: "\\25A0"; font-size: .8em; }
+[data-tone=none]::before { content: none; }
 .empty { color: var(--muted); padding: 24px 0; }
 .glance { display: flex; flex-wrap: wrap; gap: 2px 14px; align-items: baseline; margin-left: auto; font-size: 13px;
   min-width: 0; max-width: 100%; }

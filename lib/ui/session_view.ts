@@ -3,7 +3,15 @@
  * browser agree, and a test can check every word without a browser.
  * @module
  */
-import { activityText, ageText, contextText, statusWord } from "./words.ts";
+import {
+  activityText,
+  activityTone,
+  ageText,
+  contextText,
+  statusTone,
+  statusWord,
+  type Tone,
+} from "./words.ts";
 
 /**
  * The facts a row needs: a row of `GET /api/sessions` (lib/ledger derived.ts SessionView), plus, for a live
@@ -39,8 +47,12 @@ export interface SessionView {
   status: string;
   statusWord: string;
   statusTip: string;
+  /** colour and shape of the status cell */
+  statusTone: Tone;
   live: boolean;
   activity: string;
+  /** colour and shape of the activity cell */
+  activityTone: Tone;
   context: string;
   closeout: string;
   turns: string;
@@ -63,8 +75,10 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
     status: s.status,
     statusWord: word,
     statusTip: tip,
+    statusTone: statusTone(word),
     live,
     activity: live ? activityText(s.activity_word, s.activity_reason) : "",
+    activityTone: live ? activityTone(s.activity_word) : "none",
     context: contextText(s.context_tokens),
     closeout: s.closeout === "closed" ? "closed out" : s.closeout === "open" ? "open" : "",
     turns: s.turns === null ? "" : String(s.turns),

@@ -56,3 +56,51 @@ export function ageText(iso: string | null | undefined, now: number): string {
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
   return `${Math.round(s / 86400)} d ago`;
 }
+
+/**
+ * How a state looks across the room: each tone has a colour, a shape and its word (the style in
+ * lib/ui/document.tsx). One tone per fact, whatever the agent: the words come from asm's own vocabulary.
+ */
+export type Tone =
+  | "waiting"
+  | "attention"
+  | "retrying"
+  | "working"
+  | "starting"
+  | "idle"
+  | "shell"
+  | "unsure"
+  | "live"
+  | "ended"
+  | "none";
+
+const ACTIVITY_TONES: Record<string, Tone> = {
+  "Waiting on you": "waiting",
+  "Needs attention": "attention",
+  "Retrying": "retrying",
+  "Working": "working",
+  "Starting": "starting",
+  "Idle": "idle",
+  "Shell": "shell",
+};
+
+/** The tone of an activity word (`Waiting on you`, ...); "none" for no activity, "live" for one asm does not know. */
+export function activityTone(word: string | null | undefined): Tone {
+  if (!word) return "none";
+  return ACTIVITY_TONES[word] ?? "live";
+}
+
+/** The tone of a status word (LIVE, UNSURE, STARTING, ENDED). */
+export function statusTone(word: string): Tone {
+  return word === "LIVE" ? "live" : word === "UNSURE" ? "unsure" : word === "STARTING" ? "starting" : "ended";
+}
+
+/** Most urgent first: the "needs me first" order. Tones not listed come after. */
+export const NEEDS_ME_FIRST: readonly Tone[] = [
+  "waiting",
+  "attention",
+  "retrying",
+  "unsure",
+  "working",
+  "starting",
+];

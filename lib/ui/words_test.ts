@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { activityText, ageText, contextText, statusWord } from "./words.ts";
+import {
+  activityText,
+  activityTone,
+  ageText,
+  contextText,
+  NEEDS_ME_FIRST,
+  statusTone,
+  statusWord,
+} from "./words.ts";
 
 Deno.test("killed and lost both read ENDED, and the tooltip keeps the difference", () => {
   assert.equal(statusWord("killed", null).word, "ENDED");
@@ -35,4 +43,25 @@ Deno.test("a live session whose process asm cannot prove reads UNSURE with the r
   assert.equal(statusWord("live", null, null).word, "LIVE");
   // a finished session is what it is: a stale doubt does not change its word
   assert.equal(statusWord("lost", "process gone", "no process is known").word, "ENDED");
+});
+
+Deno.test("every state has one tone, whatever the agent: the words asm shows decide it", () => {
+  assert.deepEqual(
+    ["Waiting on you", "Needs attention", "Retrying", "Working", "Starting", "Idle", "Shell", "Running", null]
+      .map(
+        activityTone,
+      ),
+    ["waiting", "attention", "retrying", "working", "starting", "idle", "shell", "live", "none"],
+  );
+  assert.deepEqual(["LIVE", "UNSURE", "STARTING", "ENDED"].map(statusTone), [
+    "live",
+    "unsure",
+    "starting",
+    "ended",
+  ]);
+  assert.deepEqual(
+    NEEDS_ME_FIRST.slice(0, 2),
+    ["waiting", "attention"],
+    "what waits on the person comes first",
+  );
 });

@@ -107,6 +107,7 @@ Deno.test("the Sessions page hydrates and stays at zero renders over two idle ti
       `[data-activity-for="${id}"]`,
     );
     assert.equal(await cell.textContent(), "Working");
+    assert.equal(await cell.getAttribute("data-tone"), "working", "the cell's tone follows its word");
     recordActivity(server.ledger, [{
       asm_id: id,
       activity: "waiting",
@@ -232,6 +233,73 @@ Deno.test("the sessions table at every width: Title keeps 160 px to 1024, rows b
     }
     const wide = await page.evaluate(() => innerWidth);
     assert.equal(wide, 390);
+  });
+});
+
+/** One state as the page draws it: the word, the shape before it, its colour's contrast with the page. */
+function toneOf(selector: string): { word: string; tone: string; shape: string; contrast: number } {
+  const el = document.querySelector<HTMLElement>(selector)!;
+  const rgb = (c: string) => c.match(/[\d.]+/g)!.slice(0, 3).map(Number);
+  const lum = (c: number[]) => {
+    const [r, g, b] = c.map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const fg = lum(rgb(getComputedStyle(el).color));
+  const bg = lum(rgb(getComputedStyle(document.body).backgroundColor));
+  return {
+    word: el.textContent ?? "",
+    tone: el.dataset.tone ?? "",
+    shape: getComputedStyle(el, "::before").content,
+    contrast: (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05),
+  };
+}
+
+Deno.test("states across the room: each a word, a shape and a colour of its own, readable; needs me first sorts them", async () => {
+  await withPage(async (page, server) => {
+    const a = asmIdOf("claude", "a");
+    const c = asmIdOf("gemini", "c");
+    const b = asmIdOf("codex", "b");
+    const at = new Date().toISOString();
+    recordActivity(server.ledger, [
+      { asm_id: a, activity: "waiting", activity_reason: "permission", activity_at: at },
+      { asm_id: c, activity: "stalled", activity_reason: "no new evidence for 9 min", activity_at: at },
+    ]);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openWithKey(page, server, "/?poll_ms=300");
+    const cells = [
+      [`[data-activity-for="${a}"]`, "waiting"],
+      [`[data-activity-for="${c}"]`, "attention"],
+      [`[data-status-for="${a}"]`, "live"],
+      [`[data-status-for="${b}"]`, "ended"],
+    ] as const;
+    const seen = [];
+    for (const [selector, tone] of cells) {
+      const got = await page.evaluate(toneOf, selector);
+      console.log(`${got.word}: tone ${got.tone}, shape ${got.shape}, contrast ${got.contrast.toFixed(1)}:1`);
+      assert.equal(got.tone, tone, selector);
+      assert.notEqual(got.shape, "none", `${got.word} has a shape`);
+      assert.ok(got.contrast >= 4.5, `${got.word} contrast ${got.contrast}`);
+      seen.push(got);
+    }
+    assert.equal(new Set(seen.map((x) => x.shape)).size, seen.length, "every state its own shape");
+    // the same fact moves: the waiting session's turn ends, and its cell turns Idle without a render
+    const before = await page.evaluate(renders);
+    recordActivity(server.ledger, [{ asm_id: a, activity: "idle", activity_reason: null, activity_at: at }]);
+    await page.waitForFunction(
+      (sel) => document.querySelector<HTMLElement>(sel)?.dataset.tone === "idle",
+      cells[0][0],
+    );
+    assert.equal((await page.evaluate(toneOf, cells[0][0])).word, "Idle");
+    assert.equal(await page.evaluate(renders), before, "patched in place");
+    // needs me first: the session in trouble, then the idle one, then the ended one
+    await page.getByLabel("needs me first").check();
+    const order = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("tbody tr")].map((tr) => tr.dataset.rowFor)
+    );
+    assert.deepEqual(order, [c, a, b]);
   });
 });
 
