@@ -1,13 +1,23 @@
 /// <reference lib="dom" />
 /**
- * The 5-second poll of `/api/live`. It writes into cells (no render); only a change in WHICH sessions are live,
- * or a changed name, re-fetches the rows and re-sorts the table (the one allowed render). The board island is
+ * The 5-second poll of `/api/live`. It writes into cells (no render): status, activity and their tones, context,
+ * turns, project, closeout, and every row's relative last-seen time. Only a change in WHICH sessions are live, a
+ * changed name, or a moved `list_digest` (a row added, ended or changed while not live) re-fetches the rows and
+ * re-sorts the table (the one allowed render). The board island is
  * fetched again when `board_digest` moved or the live ids changed (islands/board_store.ts), and its cards' status
  * cells are the same cells as the table's.
  * @module
  */
 // browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
-import { activityText, activityTone, ageText, contextText, statusTone, statusWord } from "../lib/ui/words.ts";
+import {
+  activityText,
+  activityTone,
+  ageText,
+  closeoutText,
+  contextText,
+  statusTone,
+  statusWord,
+} from "../lib/ui/words.ts";
 import { setCell } from "./live_store.ts";
 import { fetchAllRows, renderedRows } from "./sessions_table.tsx";
 import { updateGlance } from "./top_bar.tsx";
@@ -28,9 +38,17 @@ interface LiveSession {
   activity_word: string | null;
   activity_reason: string | null;
   context_tokens: number | null;
+  turns?: number | null;
+  last_seen?: string | null;
+  project?: string | null;
+  closeout?: string | null;
 }
 
 let lastRevision: number | null = null;
+/** The list digest of the last tick (null before the first): a change fetches the list again. */
+let lastListDigest: string | null = null;
+/** The newest last-seen time of each live session, from the payload (the rows keep their first render's). */
+const lastSeenOf = new Map<string, string>();
 
 function liveSet(ids: Iterable<string>): string {
   return [...ids].sort().join(",");
@@ -46,6 +64,7 @@ async function tick(): Promise<void> {
     launches?: PendingLaunchView[];
     live?: string[];
     board_digest?: string | null;
+    list_digest?: string | null;
   };
   updateLaunches(live.launches ?? []);
   const rows = renderedRows();
@@ -57,7 +76,11 @@ async function tick(): Promise<void> {
   const renamed = live.sessions.some((s) =>
     s.name && shown.has(s.asm_id) && shown.get(s.asm_id)!.title !== s.name
   );
-  if (liveSet(nowLive) !== liveSet(wasLive) || renamed) {
+  // a row the import or a hook added, ended or changed while not live: the list is fetched again
+  const listMoved = lastListDigest !== null && (live.list_digest ?? null) !== lastListDigest;
+  lastListDigest = live.list_digest ?? null;
+  for (const s of live.sessions) if (s.last_seen) lastSeenOf.set(s.asm_id, s.last_seen);
+  if (liveSet(nowLive) !== liveSet(wasLive) || renamed || listMoved) {
     await fetchAllRows();
   } else if (live.revision !== lastRevision) {
     for (const s of live.sessions) {
@@ -73,6 +96,9 @@ async function tick(): Promise<void> {
       const live = s.status === "live" || s.status === "starting";
       setCell("activity-tone", s.asm_id, live ? activityTone(s.activity_word) : "none");
       setCell("context", s.asm_id, contextText(s.context_tokens));
+      setCell("turns", s.asm_id, s.turns === null || s.turns === undefined ? "" : String(s.turns));
+      setCell("project", s.asm_id, s.project ?? "");
+      setCell("closeout", s.asm_id, closeoutText(s.closeout));
     }
   }
   lastRevision = live.revision;
@@ -89,7 +115,8 @@ async function tick(): Promise<void> {
     activity_reason: s.activity_reason,
   })));
   const now = Date.now();
-  for (const r of renderedRows()) setCell("seen", r.id, ageText(r.lastSeen, now));
+  // relative times tick on every poll; a live session's last seen comes from the payload, not the first render
+  for (const r of renderedRows()) setCell("seen", r.id, ageText(lastSeenOf.get(r.id) ?? r.lastSeen, now));
 }
 
 /** Starts polling every `everyMs`; a failed tick is retried on the next one. */

@@ -118,7 +118,9 @@ function Row({ v }: { v: SessionView }) {
       <td class="title" data-title-for={v.id} title={cell("title", v.id, v.title)}>
         <a href={`/sessions/${v.id}`}>{cell("title", v.id, v.title)}</a>
       </td>
-      <td class="project" title={v.project}>{v.project}</td>
+      <td class="project" data-project-for={v.id} title={cell("project", v.id, v.project)}>
+        {cell("project", v.id, v.project)}
+      </td>
       <td
         class="status"
         data-status-for={v.id}
@@ -136,8 +138,8 @@ function Row({ v }: { v: SessionView }) {
         {cell("activity", v.id, v.activity)}
       </td>
       <td class="num context" data-context-for={v.id}>{cell("context", v.id, v.context)}</td>
-      <td class="closeout" data-closeout-for={v.id}>{v.closeout}</td>
-      <td class="num turns">{v.turns}</td>
+      <td class="closeout" data-closeout-for={v.id}>{cell("closeout", v.id, v.closeout)}</td>
+      <td class="num turns" data-turns-for={v.id}>{cell("turns", v.id, v.turns)}</td>
       {/* a narrow page shows each row as a two-line card: this empty cell is where the second line starts */}
       <td class="line-break" aria-hidden="true" />
       <td class="age seen" data-seen-for={v.id} data-seen={v.lastSeen ?? ""}>{cell("seen", v.id, v.seen)}</td>

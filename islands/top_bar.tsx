@@ -6,34 +6,44 @@
  * @module
  */
 // browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
-import { type AgentGlance, glance, type GlanceSession, waitingCount } from "../lib/ui/glance.ts";
+import { glance, type GlanceSession, glanceText, waitingCount } from "../lib/ui/glance.ts";
 import type { AgentChoice } from "./actions.tsx";
 import { cell, setCell } from "./live_store.ts";
 
 /** Props of the top bar. */
 export interface TopBarProps extends Record<string, unknown> {
   agents: AgentChoice[];
+  /** Each agent's glance as the server saw it when it rendered the page (the poll keeps it true after). */
+  first: { agent: string; text: string; href: string }[];
+  /** Live sessions waiting on the person at render time (the title and the badge). */
+  waiting: number;
 }
 
 let agentNames: string[] = [];
 const lastWords = new Map<string, string>();
 let notify = false;
 
-function glanceText(g: AgentGlance): string {
-  if (!g.word) return "no live session";
-  return `${g.word}${g.reason ? ` (${g.reason})` : ""}: ${g.title ?? ""}`;
-}
-
-/** The top bar. */
-export function TopBar({ agents }: TopBarProps) {
+/** The top bar, right from the first paint: the server renders each agent's glance from the page's snapshot. */
+export function TopBar({ agents, first, waiting }: TopBarProps) {
   agentNames = agents.map((a) => a.name);
+  const firstOf = new Map(first.map((g) => [g.agent, g]));
+  if (typeof document !== "undefined") queueMicrotask(() => badge(waiting));
   return (
     <div class="glance">
-      {agents.map((a) => (
-        <a key={a.name} class="glance-agent" data-glance-for={a.name} href={cell("glance-href", a.name, "#")}>
-          <span class={`chip chip-${a.name}`}>{a.display}</span> {cell("glance", a.name, "no live session")}
-        </a>
-      ))}
+      {agents.map((a) => {
+        const text = cell("glance", a.name, firstOf.get(a.name)?.text ?? "no live session");
+        return (
+          <a
+            key={a.name}
+            class="glance-agent"
+            data-glance-for={a.name}
+            href={cell("glance-href", a.name, firstOf.get(a.name)?.href ?? "#")}
+            title={text}
+          >
+            <span class={`chip chip-${a.name}`}>{a.display}</span> {text}
+          </a>
+        );
+      })}
       <button
         type="button"
         class="notify"

@@ -59,6 +59,11 @@ export interface LiveRow {
   hidden_reason: string | null;
   /** why asm cannot prove the session's process; null when it can */
   unsure_reason: string | null;
+  /** the list's cells, so a page patches them as they move: turns, last seen, project, closeout */
+  turns: number | null;
+  last_seen: string | null;
+  project: string | null;
+  closeout: string | null;
 }
 
 function runOf(r: Row): RunRow {
@@ -209,10 +214,10 @@ export function closeGoneRuns(
 
 /** The live and starting sessions, newest first; hidden ones (sub-agents, harness runs, ...) only with `all`. */
 export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveRow[] {
-  const { db } = ledger[DB];
-  const rows = db.prepare(
+  const rows = ledger[DB].prepare(
     `SELECT asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
-       context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason
+       context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason, turns, last_seen, project,
+       closeout_state
      FROM sessions
      WHERE status IN ('live', 'starting') ${options.all ? "" : `AND ${HIDDEN_REASON_SQL} IS NULL`}
      ORDER BY started_at DESC, asm_id`,
@@ -230,5 +235,38 @@ export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveR
     context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
     hidden_reason: r.hidden_reason as string | null,
     unsure_reason: r.unsure_reason as string | null,
+    turns: r.turns === null ? null : Number(r.turns),
+    last_seen: r.last_seen as string | null,
+    project: r.project as string | null,
+    closeout: r.closeout_state as string | null,
   }));
+}
+
+/** The last digest of each ledger, with the write state it was computed at. */
+const digests = new WeakMap<Ledger, { at: string; digest: string }>();
+
+/**
+ * What the list shows of the sessions that are not live, as one short key: it moves when a row is added, goes,
+ * is renamed, ended, or gets turns, a last-seen time, a project or a closeout (the import, a hook of an ended
+ * session). The live rows' own cells travel in the live payload; this is how a page learns the rest changed.
+ * One pass over the table, no hidden-rule evaluation (a hidden row that changes costs one needless refetch), and
+ * only when the database was written since the last one (this connection's `total_changes()`, another's
+ * `data_version`): `/api/live` is polled by every open page.
+ */
+export function listDigest(ledger: Ledger): string {
+  const db = ledger[DB];
+  const version = db.prepare("PRAGMA data_version").get() as Row;
+  const changes = db.prepare("SELECT total_changes() AS n").get() as Row;
+  const at = `${version.data_version}:${changes.n}`;
+  const known = digests.get(ledger);
+  if (known?.at === at) return known.digest;
+  const r = db.prepare(
+    `SELECT COUNT(*) AS n, MAX(last_seen) AS seen, TOTAL(turns) AS turns, TOTAL(LENGTH(COALESCE(name, title, ''))) AS
+       titles, TOTAL(LENGTH(COALESCE(project, ''))) AS projects, COUNT(closeout_state) AS closeouts,
+       GROUP_CONCAT(DISTINCT status) AS statuses, MAX(rowid) AS last
+     FROM sessions WHERE status NOT IN ('live', 'starting')`,
+  ).get() as Row;
+  const digest = [r.n, r.seen, r.turns, r.titles, r.projects, r.closeouts, r.statuses, r.last].join("|");
+  digests.set(ledger, { at, digest });
+  return digest;
 }

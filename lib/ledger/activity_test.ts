@@ -4,6 +4,7 @@ import {
   clearFinishedActivity,
   closeGoneRuns,
   hookActivity,
+  listDigest,
   liveRows,
   pollRows,
   recordActivity,
@@ -141,4 +142,23 @@ Deno.test("the live rows leave hidden sessions out unless all are asked for", ()
     [B, "harness folder"],
   ]);
   assert.equal(all[0].context_tokens, null, "no reading stays null");
+});
+
+Deno.test("the list digest moves when a row that is not live is added or changed, and not on a quiet read", () => {
+  using ledger = tempLedger();
+  const quiet = listDigest(ledger);
+  assert.equal(listDigest(ledger), quiet);
+  ledger.applyEvent(
+    hookEvent({ agent_session_id: "ended-1", cwd: "/home/u/p", event: "SessionEnd", source: "other" }),
+  );
+  const added = listDigest(ledger);
+  assert.notEqual(added, quiet, "a row added");
+  ledger.applyEvent(hookEvent({
+    agent_session_id: "ended-1",
+    cwd: "/home/u/p",
+    event: "SessionEnd",
+    source: "other",
+    session_name: "named",
+  }));
+  assert.notEqual(listDigest(ledger), added, "a row renamed");
 });

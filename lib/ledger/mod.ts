@@ -54,6 +54,7 @@ export {
   closeGoneRuns,
   type HookActivity,
   hookActivity,
+  listDigest,
   type LiveRow,
   liveRows,
   pollRows,

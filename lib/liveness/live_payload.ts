@@ -27,6 +27,11 @@ export interface LiveSessionView {
   hidden_reason: string | null;
   /** Why asm cannot prove the session's process (the page reads UNSURE, not LIVE); null when it can. */
   unsure_reason: string | null;
+  /** The list's cells of this session, patched in place as they move. */
+  turns: number | null;
+  last_seen: string | null;
+  project: string | null;
+  closeout: string | null;
 }
 
 /** A launch still waiting for its session (its window is open; the agent may be showing its own dialog). */
@@ -56,6 +61,11 @@ export interface LivePayload {
    * outliner): the page refetches `GET /api/sprint` when it moves. Null while the board is off.
    */
   board_digest: string | null;
+  /**
+   * What the list shows of the sessions that are not live, as a key (lib/ledger `listDigest`): the page fetches
+   * the list again when it moves (a row the import or a hook added, one that ended or changed).
+   */
+  list_digest: string | null;
 }
 
 /** Pure: the rows as the page shows them. */
@@ -73,6 +83,10 @@ export function liveViews(rows: readonly LiveRow[]): LiveSessionView[] {
     context_tokens: r.context_tokens,
     hidden_reason: r.hidden_reason,
     unsure_reason: r.unsure_reason,
+    turns: r.turns,
+    last_seen: r.last_seen,
+    project: r.project,
+    closeout: r.closeout,
   }));
 }
 
@@ -86,8 +100,9 @@ export class LiveRevision {
     views: readonly LiveSessionView[],
     launches: readonly PendingLaunchView[] = [],
     boardDigest: string | null = null,
+    listDigest: string | null = null,
   ): number {
-    const facts = JSON.stringify([views, launches, boardDigest]);
+    const facts = JSON.stringify([views, launches, boardDigest, listDigest]);
     if (facts !== this.#facts) {
       this.#facts = facts;
       this.#revision++;
@@ -106,15 +121,17 @@ export function livePayload(
   revision: LiveRevision,
   launches: readonly PendingLaunchView[] = [],
   boardDigest: string | null = null,
+  listDigest: string | null = null,
 ): LivePayload {
   const sessions = liveViews(rows);
   return {
-    revision: revision.observe(sessions, launches, boardDigest),
+    revision: revision.observe(sessions, launches, boardDigest, listDigest),
     now,
     live: sessions.map((s) => s.asm_id),
     sessions,
     launches: [...launches],
     board_digest: boardDigest,
+    list_digest: listDigest,
   };
 }
 

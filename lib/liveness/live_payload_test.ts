@@ -17,6 +17,10 @@ function row(overrides: Partial<LiveRow> = {}): LiveRow {
     context_tokens: null,
     hidden_reason: null,
     unsure_reason: null,
+    turns: 3,
+    last_seen: "2026-11-29T22:00:00.000Z",
+    project: "p",
+    closeout: null,
     ...overrides,
   };
 }
@@ -96,4 +100,18 @@ Deno.test("the board's digest rides along and moves the revision only when it ch
   assert.equal(livePayload([], "2026-11-29T22:00:02.000Z", counter, [], "d1").revision, r0.revision);
   assert.equal(livePayload([], "2026-11-29T22:00:03.000Z", counter, [], "d2").revision, r0.revision + 1);
   assert.equal(livePayload([], "2026-11-29T22:00:04.000Z", counter).board_digest, null, "no board: null");
+});
+
+Deno.test("the list's cells of a live session and the list digest move the revision", () => {
+  const revision = new LiveRevision();
+  const now = "2026-11-29T22:00:05.000Z";
+  const first = livePayload([row()], now, revision, [], null, "3|x").revision;
+  assert.equal(livePayload([row()], now, revision, [], null, "3|x").revision, first, "a quiet tick");
+  assert.equal(livePayload([row({ turns: 4 })], now, revision, [], null, "3|x").revision, first + 1, "a turn");
+  assert.equal(livePayload([row({ turns: 4 })], now, revision, [], null, "4|y").revision, first + 2, "a row added");
+  const payload = livePayload([row({ closeout: "open" })], now, revision, [], null, "4|y");
+  assert.deepEqual(
+    [payload.sessions[0].turns, payload.sessions[0].project, payload.sessions[0].closeout, payload.list_digest],
+    [3, "p", "open", "4|y"],
+  );
 });

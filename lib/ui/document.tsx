@@ -240,7 +240,9 @@ function pageHeaders(): HeadersInit {
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
     "content-security-policy":
-      "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
+      // img-src data: is the favicon badge the page draws on a canvas (islands/top_bar.tsx)
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; img-src 'self' data:; " +
+      "frame-ancestors 'none'",
   };
 }
 

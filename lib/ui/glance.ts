@@ -60,3 +60,10 @@ export function waitingCount(sessions: GlanceSession[]): number {
   )
     .length;
 }
+
+/** The words of one agent's glance: its most urgent activity, why, and the session it names. */
+export function glanceText(g: AgentGlance): string {
+  if (!g.word) return "no live session";
+  const more = g.live > 1 ? ` (+${g.live - 1} more)` : "";
+  return `${g.word}${g.reason ? ` (${g.reason})` : ""}: ${g.title ?? ""}${more}`;
+}

@@ -7,6 +7,7 @@ import {
   activityText,
   activityTone,
   ageText,
+  closeoutText,
   contextText,
   statusTone,
   statusWord,
@@ -51,6 +52,9 @@ export interface SessionView {
   statusTone: Tone;
   live: boolean;
   activity: string;
+  /** the activity's word and reason apart (the top bar's glance) */
+  activityWord: string | null;
+  activityReason: string | null;
   /** colour and shape of the activity cell */
   activityTone: Tone;
   context: string;
@@ -78,9 +82,11 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
     statusTone: statusTone(word),
     live,
     activity: live ? activityText(s.activity_word, s.activity_reason) : "",
+    activityWord: live ? s.activity_word ?? null : null,
+    activityReason: live ? s.activity_reason ?? null : null,
     activityTone: live ? activityTone(s.activity_word) : "none",
     context: contextText(s.context_tokens),
-    closeout: s.closeout === "closed" ? "closed out" : s.closeout === "open" ? "open" : "",
+    closeout: closeoutText(s.closeout),
     turns: s.turns === null ? "" : String(s.turns),
     lastSeen: s.last_seen,
     seen: ageText(s.last_seen, now),

@@ -104,3 +104,8 @@ export const NEEDS_ME_FIRST: readonly Tone[] = [
   "working",
   "starting",
 ];
+
+/** The Closeout cell: "closed out", "open", or nothing when the session never had one to do. */
+export function closeoutText(state: string | null | undefined): string {
+  return state === "closed" ? "closed out" : state === "open" ? "open" : "";
+}

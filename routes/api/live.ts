@@ -6,7 +6,7 @@
  * in the server's state, so two pages polling the same server read the same revisions).
  * @module
  */
-import { isoAt, liveRows } from "../../lib/ledger/mod.ts";
+import { isoAt, listDigest, liveRows } from "../../lib/ledger/mod.ts";
 import { livePayload, pendingLaunchViews } from "../../lib/liveness/mod.ts";
 import { json, type Route } from "../../lib/server/mod.ts";
 
@@ -24,6 +24,7 @@ export const liveRoutes: Route[] = [{
         counter,
         pendingLaunchViews(ctx.ledger),
         ctx.state.board.digest(),
+        listDigest(ctx.ledger),
       ),
     );
   },

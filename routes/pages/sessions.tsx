@@ -9,10 +9,12 @@ import {
   Island,
   islandBundle,
   pageResponse,
+  type SessionView,
   sessionView,
   sortViews,
   withActivity,
 } from "../../lib/ui/mod.ts";
+import { glance, glanceText, waitingCount } from "../../lib/ui/glance.ts";
 import { liveRows, sessionViews } from "../../lib/ledger/mod.ts";
 import { liveViews, pendingLaunchViews } from "../../lib/liveness/mod.ts";
 import { PAGE, SessionsTable } from "../../islands/sessions_table.tsx";
@@ -37,6 +39,26 @@ async function usageIfReady(ctx: ServerContext): Promise<UsageReading[] | null> 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The top bar's glances and waiting count from the rows the page renders (the poll's own words after). */
+function firstGlance(agents: { name: string }[], rows: SessionView[]) {
+  const sessions = rows.filter((r) => r.live).map((r) => ({
+    asm_id: r.id,
+    agent: r.agent,
+    title: r.title,
+    status: r.status,
+    activity: r.activityWord,
+    activity_reason: r.activityReason,
+  }));
+  return {
+    first: glance(sessions, agents.map((a) => a.name)).map((g) => ({
+      agent: g.agent,
+      text: glanceText(g),
+      href: g.asm_id ? `#row-${g.asm_id}` : "#",
+    })),
+    waiting: waitingCount(sessions),
+  };
 }
 
 /** How often the page polls /api/live; a test may shorten it with `?poll_ms=`. */
@@ -71,7 +93,7 @@ export const sessionsPageRoutes: Route[] = [{
       board,
       bundleUrl: bundle.url,
       pollMs,
-      topBar: <Island name="TopBar" component={TopBar} props={{ agents }} />,
+      topBar: <Island name="TopBar" component={TopBar} props={{ agents, ...firstGlance(agents, rows) }} />,
       usageRow: (
         <Island name="UsageRow" component={UsageRow} props={{ readings: await usageIfReady(ctx), now }} />
       ),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { hookEvent } from "../../lib/ledger/_test_utils.ts";
-import { asmIdOf, recordActivity } from "../../lib/ledger/mod.ts";
+import { asmIdOf, type DerivedSession, recordActivity, writeDerived } from "../../lib/ledger/mod.ts";
 import { startServer } from "../../lib/server/mod.ts";
 import { launchChromium, openWithKey } from "../../verify/browser.ts";
 import { ROUTES } from "../mod.ts";
@@ -300,6 +300,121 @@ Deno.test("states across the room: each a word, a shape and a colour of its own,
       [...document.querySelectorAll<HTMLElement>("tbody tr")].map((tr) => tr.dataset.rowFor)
     );
     assert.deepEqual(order, [c, a, b]);
+  });
+});
+
+/** A session as the import derives it (lib/ledger writeDerived): the import's door into the list. */
+function derivedRow(agent: string, sid: string, over: Partial<DerivedSession> = {}): DerivedSession {
+  return {
+    asm_id: asmIdOf(agent, sid),
+    agent,
+    agent_session_id: sid,
+    parent_asm_id: null,
+    cleared_from_asm_id: null,
+    source: "interactive",
+    thread_source: null,
+    cwd: "/home/user/website",
+    transcript_path: `/nowhere/${sid}.jsonl`,
+    transcript_copy: null,
+    started_at: "2026-11-29T22:00:00.000Z",
+    last_seen: new Date().toISOString(),
+    turns: 1,
+    first_message: "hello",
+    name: null,
+    title: `Imported ${sid}`,
+    summary: null,
+    model: null,
+    context_tokens: null,
+    agent_version: null,
+    closeout_state: null,
+    project: "website",
+    primary_folder: "/home/user/website",
+    harness: false,
+    days: {},
+    folders: {},
+    skills: {},
+    ...over,
+  };
+}
+
+Deno.test("every cell true without a reload: turns, last seen, project and closeout move in place; an imported row appears; the top bar is right at first paint", async () => {
+  await withPage(async (page, server) => {
+    const a = asmIdOf("claude", "a");
+    await page.addInitScript(() => {
+      const violations: string[] = [];
+      (globalThis as unknown as { __csp: string[] }).__csp = violations;
+      document.addEventListener(
+        "securitypolicyviolation",
+        (e) => violations.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
+    });
+    recordActivity(server.ledger, [{
+      asm_id: a,
+      activity: "waiting",
+      activity_reason: "permission",
+      activity_at: new Date().toISOString(),
+    }]);
+    // no poll for a minute: what the top bar says now is the server's first paint
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openWithKey(page, server, "/?poll_ms=60000");
+    const glance = await page.locator('[data-glance-for="claude"]').innerText();
+    console.log(
+      `first paint, before any poll: Claude Code ${JSON.stringify(glance)}; title ${await page.title()}`,
+    );
+    assert.match(glance, /Waiting on you \(permission\): \(no title yet\) a/);
+    assert.equal(await page.title(), "(1) asm");
+    await page.waitForFunction(() =>
+      document.querySelector<HTMLLinkElement>("link[rel=icon]")?.href.startsWith("data:")
+    );
+    assert.deepEqual(
+      await page.evaluate(() => (globalThis as unknown as { __csp: string[] }).__csp),
+      [],
+      "no CSP violation",
+    );
+
+    // now polling: the import derives the live session's turns, project and closeout, and adds an ended session
+    await openWithKey(page, server, "/?poll_ms=300");
+    await page.waitForFunction(() =>
+      typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
+    );
+    const before = await page.evaluate(renders);
+    writeDerived(server.ledger, {
+      sessions: [derivedRow("claude", "a", { turns: 7, project: "website-v2", closeout_state: "open" })],
+      files: [],
+      now: new Date().toISOString(),
+    });
+    await page.waitForFunction(
+      (id) => document.querySelector(`[data-turns-for="${id}"]`)?.textContent === "7",
+      a,
+    );
+    assert.deepEqual(
+      await page.evaluate(
+        (id) =>
+          ["turns", "project", "closeout"].map((f) =>
+            document.querySelector(`[data-${f}-for="${id}"]`)?.textContent
+          ),
+        a,
+      ),
+      ["7", "website-v2", "open"],
+    );
+    assert.equal(await page.evaluate(renders), before, "patched in place, no render");
+    assert.match(
+      await page.locator(`[data-seen-for="${a}"]`).innerText(),
+      /^\d+s ago$/,
+      "last seen ticks from the payload",
+    );
+    const imported = asmIdOf("codex", "imported");
+    writeDerived(server.ledger, {
+      sessions: [derivedRow("codex", "imported", { cwd: "/home/user/api", project: "api", turns: 4 })],
+      files: [],
+      now: new Date().toISOString(),
+    });
+    await page.locator(`[data-row-for="${imported}"]`).waitFor();
+    console.log(
+      `an imported row appeared without a reload: ${await page.locator(
+        `[data-row-for="${imported}"] td.title`,
+      ).innerText()}`,
+    );
   });
 });
 
