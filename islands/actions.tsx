@@ -6,6 +6,7 @@
  * @module
  */
 import { signal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
 import { api } from "./api.ts";
 
 /** An agent as the dialogs offer it. */
@@ -17,17 +18,32 @@ export interface AgentChoice {
 /** Props of the actions island. */
 export interface ActionsProps extends Record<string, unknown> {
   agents: AgentChoice[];
+  /** Project folders the ledger knows, most used first: the launch dialog suggests them. */
+  folders?: string[];
 }
 
 /** What a dialog is open for. */
 type Open =
   | { kind: "launch" }
-  | { kind: "resume" | "continue" | "send"; id: string; agent: string; title: string }
+  | { kind: "resume" | "continue" | "send" | "end"; id: string; agent: string; title: string }
   | null;
 
 const open = signal<Open>(null);
 /** The last result or refusal, as a sentence; shown until the next action. */
 const notice = signal<{ text: string; error: boolean } | null>(null);
+/** A refusal of the open dialog's own action: shown inside it, where the person is looking. */
+const dialogError = signal<string | null>(null);
+
+/** Opens a dialog (the launch dialog, or one for a row); the `n` shortcut and the row buttons call it. */
+export function openDialog(o: Open): void {
+  dialogError.value = null;
+  open.value = o;
+}
+
+/** Closes the open dialog, if any (Esc anywhere on the page). */
+export function closeDialog(): void {
+  open.value = null;
+}
 
 /** Posts one action; returns the parsed answer, or throws the server's sentence. */
 export async function postAction(
@@ -58,7 +74,9 @@ async function run(
     // dialog the person opened meanwhile
     if (from !== null && open.peek() === from) open.value = null;
   } catch (err) {
-    notice.value = { text: `${label}: ${(err as Error).message}`, error: true };
+    // a dialog's refusal stays in the dialog (behind its backdrop it would not be seen), which stays open
+    if (from !== null && open.peek() === from) dialogError.value = (err as Error).message;
+    else notice.value = { text: `${label}: ${(err as Error).message}`, error: true };
   }
 }
 
@@ -76,21 +94,19 @@ export function RowActions(
       {live
         ? (
           <>
-            <button type="button" onClick={() => run(`END ${title}`, `/api/sessions/${id}/end`, {})}>
-              END
-            </button>
+            <button type="button" onClick={() => openDialog({ kind: "end", ...target })}>END</button>
             <button type="button" onClick={() => run(`Jump to ${title}`, `/api/sessions/${id}/focus`, {})}>
               Jump
             </button>
-            <button type="button" onClick={() => (open.value = { kind: "send", ...target })}>Send</button>
+            <button type="button" onClick={() => openDialog({ kind: "send", ...target })}>Send</button>
           </>
         )
         : (
           // CONTINUE WITH only once the session is no longer running: two agents on one piece of work at once is
           // what it exists to prevent
           <>
-            <button type="button" onClick={() => (open.value = { kind: "resume", ...target })}>RESUME</button>
-            <button type="button" onClick={() => (open.value = { kind: "continue", ...target })}>
+            <button type="button" onClick={() => openDialog({ kind: "resume", ...target })}>RESUME</button>
+            <button type="button" onClick={() => openDialog({ kind: "continue", ...target })}>
               CONTINUE WITH
             </button>
           </>
@@ -99,17 +115,37 @@ export function RowActions(
   );
 }
 
-/** Cancel and the dialog's own submit button. */
+/** The dialog's refusal (if any), Cancel and its own submit button. */
 function DialogFooter({ submit }: { submit: string }) {
   return (
-    <footer>
-      <button type="button" onClick={() => (open.value = null)}>Cancel</button>
-      <button type="submit">{submit}</button>
-    </footer>
+    <>
+      {dialogError.value && <p class="dialog-error" role="alert">{dialogError.value}</p>}
+      <footer>
+        <button type="button" onClick={() => (open.value = null)}>Cancel</button>
+        <button type="submit" class="primary" autoFocus={submit === "END"}>{submit}</button>
+      </footer>
+    </>
   );
 }
 
-function LaunchForm({ agents }: { agents: AgentChoice[] }) {
+/** END asks first: Enter (or the button) confirms, Esc or Cancel keeps the session. */
+function EndForm({ id, title }: { id: string; title: string }) {
+  return (
+    <form
+      method="dialog"
+      onSubmit={(e) => {
+        e.preventDefault();
+        run(`END ${title}`, `/api/sessions/${id}/end`, {}, open.peek());
+      }}
+    >
+      <h2>END {title}?</h2>
+      <p class="why">asm stops its agent and its window closes. RESUME brings the same session back later.</p>
+      <DialogFooter submit="END" />
+    </form>
+  );
+}
+
+function LaunchForm({ agents, folders }: { agents: AgentChoice[]; folders: string[] }) {
   return (
     <form
       method="dialog"
@@ -136,7 +172,10 @@ function LaunchForm({ agents }: { agents: AgentChoice[] }) {
         Model <input name="model" placeholder="the agent's default" />
       </label>
       <label>
-        Folder <input name="folder" required placeholder="/path/to/project" />
+        Folder <input name="folder" required placeholder="/path/to/project" list="known-folders" autoFocus />
+        <datalist id="known-folders">
+          {folders.map((f) => <option key={f} value={f} />)}
+        </datalist>
       </label>
       <label>
         Name <input name="name" />
@@ -234,19 +273,39 @@ function SendForm({ id, title }: { id: string; title: string }) {
 }
 
 /** The actions island: the New session button, the open dialog, and the last notice. */
-export function Actions({ agents }: ActionsProps) {
+export function Actions({ agents, folders = [] }: ActionsProps) {
   const o = open.value;
   const n = notice.value;
+  const box = useRef<HTMLDivElement>(null);
+  // a dialog that opens takes the focus (its first field, or END's button): Enter and Esc then act on it
+  useEffect(() => {
+    if (!o) return;
+    box.current?.querySelector<HTMLElement>("[autofocus], input, select, textarea, button[type=submit]")
+      ?.focus();
+  }, [o]);
   return (
     <div class="actions">
-      <button type="button" class="primary" onClick={() => (open.value = { kind: "launch" })}>
+      <button type="button" class="primary" onClick={() => openDialog({ kind: "launch" })}>
         New session
       </button>
       {/* always present, so a notice arriving never shifts (and so re-creates) an open dialog */}
       <span class={n?.error ? "notice error" : "notice"} role="status">{n?.text ?? ""}</span>
       {o && (
-        <div class="dialog" role="dialog" aria-modal="true">
-          {o.kind === "launch" && <LaunchForm agents={agents} />}
+        <div
+          ref={box}
+          class="dialog"
+          role="dialog"
+          aria-modal="true"
+          // Esc closes it, and so does a click on the backdrop (not one inside the form)
+          onKeyDown={(e) => {
+            if (e.key === "Escape") open.value = null;
+          }}
+          onClick={(e) => {
+            if (e.target === e.currentTarget) open.value = null;
+          }}
+        >
+          {o.kind === "launch" && <LaunchForm agents={agents} folders={folders} />}
+          {o.kind === "end" && <EndForm {...o} />}
           {o.kind === "resume" && <ResumeForm {...o} agents={agents} />}
           {o.kind === "continue" && <ContinueForm {...o} agents={agents} />}
           {o.kind === "send" && <SendForm {...o} />}

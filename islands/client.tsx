@@ -16,6 +16,7 @@ import { SprintBoard } from "./sprint_board.tsx";
 import { startLivePoll } from "./live_poll.ts";
 import { startHealthPoll } from "./health_banner.ts";
 import { loadShell, takeCodeFromAddress } from "./api.ts";
+import { wireShortcuts } from "./shortcuts.ts";
 
 /** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
 const counter = globalThis as unknown as { __asmRenders: number };
@@ -56,6 +57,7 @@ function start(): void {
   const usageProps = document.querySelector('script[data-island-props="UsageRow"]');
   if (usageProps) startUsagePoll(JSON.parse(usageProps.textContent ?? "{}").readings ?? null);
   wireGlanceJumps();
+  wireShortcuts();
   startLivePoll(Number(document.body.dataset.pollMs) || 5000);
   startHealthPoll(Number(document.body.dataset.pollMs) || 5000);
 }

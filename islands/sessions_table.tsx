@@ -31,6 +31,8 @@ export interface SessionsTableProps extends Record<string, unknown> {
   total: number;
   /** true when hidden rows are included (`?all=1`) */
   all: boolean;
+  /** the filters and sort the page's address asks for (the server renders with them, as the browser will) */
+  asked?: TableView;
 }
 
 /** How the person filters and sorts. */
@@ -45,11 +47,42 @@ export interface TableView {
 const known = signal<SessionView[] | null>(null);
 /** How many rows are shown. */
 const limit = signal(PAGE);
-const view = signal<TableView>({ agent: "", status: "", project: "", sort: "" });
+const SORTS: readonly TableView["sort"][] = ["", "title", "project", "turns", "seen", "needs"];
+
+/** Pure: the view a page address asks for (`?agent=&status=&project=&sort=`); anything unknown is the default. */
+export function viewOfQuery(query: string): TableView {
+  const q = new URLSearchParams(query);
+  const status = q.get("status");
+  const sort = q.get("sort") as TableView["sort"] | null;
+  return {
+    agent: q.get("agent") ?? "",
+    status: status === "live" || status === "ended" ? status : "",
+    project: q.get("project") ?? "",
+    sort: sort !== null && SORTS.includes(sort) ? sort : "",
+  };
+}
+
+/** Pure: the address's query with this view in it (other keys, such as `all`, kept); defaults are left out. */
+export function queryOfView(query: string, v: TableView): string {
+  const q = new URLSearchParams(query);
+  for (const key of ["agent", "status", "project", "sort"] as const) {
+    if (v[key]) q.set(key, v[key]);
+    else q.delete(key);
+  }
+  const text = q.toString();
+  return text ? `?${text}` : "";
+}
+
+// filters and sort live in the address, so a reload (or a link) keeps them
+const view = signal<TableView>(
+  typeof location === "undefined" ? viewOfQuery("") : viewOfQuery(location.search),
+);
 /** The rows of the first render (the server's page), before anything replaced them. */
 let first: SessionView[] = [];
 let total = 0;
 let includeHidden = false;
+/** The address's filters have been applied (once, on the first render in the browser). */
+let addressApplied = false;
 
 /** Replaces the rows (a fresh fetch) and re-sorts: the deliberate re-render the poll may cause. */
 export function resort(rows: SessionView[]): void {
@@ -151,7 +184,14 @@ function Row({ v }: { v: SessionView }) {
 }
 
 function setView(patch: Partial<TableView>): void {
-  needAll().then(() => (view.value = { ...view.peek(), ...patch }));
+  needAll().then(() => {
+    view.value = { ...view.peek(), ...patch };
+    history.replaceState(
+      null,
+      "",
+      location.pathname + queryOfView(location.search, view.peek()) + location.hash,
+    );
+  });
 }
 
 function SortHeader(
@@ -169,17 +209,27 @@ function SortHeader(
 }
 
 /** The filters, the table and "Show more". */
-export function SessionsTable({ rows, total: count, all }: SessionsTableProps) {
+export function SessionsTable({ rows, total: count, all, asked }: SessionsTableProps) {
   if (known.peek() === null) {
     first = rows;
     total = count;
     includeHidden = all;
   }
-  const v = view.value;
+  if (!addressApplied && typeof document !== "undefined") {
+    // once: an address that asks for a filter or a sort needs every row to apply it
+    addressApplied = true;
+    const v0 = view.peek();
+    if (v0.agent || v0.status || v0.project || v0.sort) queueMicrotask(() => void needAll());
+  }
+  // the server has no address of its own: it renders the view the request's address asked for
+  const v = typeof document === "undefined" && asked ? asked : view.value;
   const filtered = applyView(known.value ?? first, v);
   const shown = filtered.slice(0, limit.value);
   const agents = [...new Set((known.value ?? first).map((r) => r.agent))].sort();
-  const more = (known.value ? filtered.length : total) - shown.length;
+  // the count is of what matches: every row is known once fetched, or when the first page held them all
+  const complete = known.value !== null || first.length >= total;
+  const matching = complete ? filtered.length : total;
+  const more = matching - shown.length;
   return (
     <>
       <div class="filters">
@@ -215,7 +265,7 @@ export function SessionsTable({ rows, total: count, all }: SessionsTableProps) {
           needs me first
         </label>
         <a href={all ? "/" : "/?all=1"}>{all ? "hide hidden rows" : "show hidden rows"}</a>
-        <span class="count">{known.value ? filtered.length : total} sessions</span>
+        <span class="count">{matching} {matching === 1 ? "session" : "sessions"}</span>
       </div>
       <table class="sessions">
         <thead>

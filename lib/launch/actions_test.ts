@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadAgents } from "../agents/mod.ts";
 import { bootId, identityOf, isSameProcess } from "../procs/mod.ts";
-import { asmIdOf, launchRow, Ledger } from "../ledger/mod.ts";
+import { asmIdOf, launchRow, Ledger, recordActivity } from "../ledger/mod.ts";
 import { hookEvent } from "../ledger/_test_utils.ts";
 import { NASTY_PROMPT } from "./builder_test.ts";
 import { endSession, focusSession, sendCommand } from "./control.ts";
@@ -191,6 +191,43 @@ Deno.test("send types a slash command into the pane proven to hold the session's
     }
   }, "the typed line arrived");
   assert.equal(typed, "/compact keep it short\n");
+});
+
+Deno.test("send refuses while the session waits on a dialog: its text and Enter would answer it", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const { pid } = await w.started();
+  const asmId = w.session(pid);
+  const at = new Date().toISOString();
+  recordActivity(w.deps.ledger, [{
+    asm_id: asmId,
+    activity: "waiting",
+    activity_reason: "permission",
+    activity_at: at,
+  }]);
+  await refused(
+    sendCommand(w.deps, asmId, "/compact"),
+    "conflict",
+    /waiting on you \(permission\).*answer it in its window/,
+  );
+  const typed = () => {
+    try {
+      return Deno.readTextFileSync(join(w.root, `typed.${pid}`));
+    } catch {
+      return "";
+    }
+  };
+  recordActivity(w.deps.ledger, [{
+    asm_id: asmId,
+    activity: "idle",
+    activity_reason: null,
+    activity_at: at,
+  }]);
+  assert.equal(
+    (await sendCommand(w.deps, asmId, "/compact")).typed,
+    "/compact",
+    "once it is idle, send types",
+  );
 });
 
 Deno.test("focus brings the session's own window forward", async () => {

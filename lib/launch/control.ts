@@ -6,7 +6,7 @@
  * @module
  */
 import { adapterOf, type AgentConfig, isAgentProcess } from "../agents/mod.ts";
-import { isoAt, type RunRow, type SessionRow } from "../ledger/mod.ts";
+import { activityOf, isoAt, type RunRow, type SessionRow } from "../ledger/mod.ts";
 import { bootId, isSameProcess, LINUX_PROC, type ProcInfo, snapshot } from "../procs/mod.ts";
 import { errorText } from "../lang/mod.ts";
 import { type ActionDeps, ActionRefused } from "./deps.ts";
@@ -266,6 +266,15 @@ export function slashCommandProblem(text: unknown): string | null {
 export async function sendCommand(deps: ActionDeps, asmId: string, text: unknown): Promise<SendResult> {
   const problem = slashCommandProblem(text);
   if (problem) throw new ActionRefused("invalid", problem);
+  // a dialog open in the window would take the text and its Enter as its answer
+  const { activity, reason } = activityOf(deps.ledger, asmId);
+  if (activity === "waiting") {
+    throw new ActionRefused(
+      "conflict",
+      `the session is waiting on you${reason ? ` (${reason})` : ""}: what Send types, and its Enter, would ` +
+        `answer that dialog; answer it in its window first`,
+    );
+  }
   const pane = await provenPane(deps, asmId, "type into");
   await deps.host.type(pane.paneId, text as string);
   deps.log?.({ what: "sent", asm_id: asmId, pane: pane.paneId });

@@ -270,3 +270,19 @@ export function listDigest(ledger: Ledger): string {
   digests.set(ledger, { at, digest });
   return digest;
 }
+
+/** A session's activity and its reason as the last poll judged them (both null when there is none). */
+export function activityOf(
+  ledger: Ledger,
+  asmId: string,
+): { activity: string | null; reason: string | null } {
+  const r = ledger[DB].prepare("SELECT activity, activity_reason FROM sessions WHERE asm_id = ?").get(
+    asmId,
+  ) as
+    | Row
+    | undefined;
+  return {
+    activity: (r?.activity as string | null) ?? null,
+    reason: (r?.activity_reason as string | null) ?? null,
+  };
+}

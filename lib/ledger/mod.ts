@@ -49,6 +49,7 @@ export {
 } from "./ledger_file.ts";
 export { snapshotLedgerFile } from "./snapshot.ts";
 export {
+  activityOf,
   type ActivityUpdate,
   clearFinishedActivity,
   closeGoneRuns,

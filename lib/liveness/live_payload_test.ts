@@ -107,11 +107,24 @@ Deno.test("the list's cells of a live session and the list digest move the revis
   const now = "2026-11-29T22:00:05.000Z";
   const first = livePayload([row()], now, revision, [], null, "3|x").revision;
   assert.equal(livePayload([row()], now, revision, [], null, "3|x").revision, first, "a quiet tick");
-  assert.equal(livePayload([row({ turns: 4 })], now, revision, [], null, "3|x").revision, first + 1, "a turn");
-  assert.equal(livePayload([row({ turns: 4 })], now, revision, [], null, "4|y").revision, first + 2, "a row added");
+  assert.equal(
+    livePayload([row({ turns: 4 })], now, revision, [], null, "3|x").revision,
+    first + 1,
+    "a turn",
+  );
+  assert.equal(
+    livePayload([row({ turns: 4 })], now, revision, [], null, "4|y").revision,
+    first + 2,
+    "a row added",
+  );
   const payload = livePayload([row({ closeout: "open" })], now, revision, [], null, "4|y");
   assert.deepEqual(
-    [payload.sessions[0].turns, payload.sessions[0].project, payload.sessions[0].closeout, payload.list_digest],
+    [
+      payload.sessions[0].turns,
+      payload.sessions[0].project,
+      payload.sessions[0].closeout,
+      payload.list_digest,
+    ],
     [3, "p", "open", "4|y"],
   );
 });

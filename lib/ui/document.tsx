@@ -135,6 +135,12 @@ button.primary { background: var(--accent); color: var(--bg); border-color: var(
 .dialog input, .dialog select, .dialog textarea { font: inherit; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 4px; padding: 4px; }
 .dialog footer { display: flex; justify-content: flex-end; gap: 8px; } .dialog .why { color: var(--muted); margin: 0; }
+.dialog-error { margin: 0; color: var(--alarm); font-weight: 600; }
+table.sessions tr.selected td { background: var(--chip); } table.sessions tr.selected { outline: 2px solid var(--accent); }
+.shortcuts { position: fixed; right: 16px; bottom: 16px; background: var(--bg); border: 1px solid var(--line);
+  border-radius: 6px; padding: 10px 14px; z-index: 3; }
+.shortcuts dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; }
+.shortcuts dt { font-family: ui-monospace, monospace; } .shortcuts dd { margin: 0; color: var(--muted); }
 .key-banner { margin: 0; padding: 6px 16px; background: var(--chip); color: var(--warn); border-bottom: 1px solid var(--line); }
 .health-banner { margin: 0; padding: 6px 16px; background: var(--chip); color: var(--warn); font-weight: 600;
   border-bottom: 1px solid var(--line); }

@@ -63,6 +63,11 @@ Deno.test({
 
       // END from the row: the window closes and the row reads ENDED (stored as killed)
       await row.getByRole("button", { name: "END", exact: true }).click();
+      // END asks first; Enter confirms (the dialog's END button has the focus)
+      await page.waitForFunction(() =>
+        document.activeElement?.textContent === "END" && !!document.activeElement.closest(".dialog")
+      );
+      await page.keyboard.press("Enter");
       await page.locator(`[data-status-for="${asmId}"]`, { hasText: "ENDED" }).waitFor({ timeout: 30_000 });
       assert.equal(world.server.ledger.session(asmId)!.status, "killed");
       await world.until(async () => (await world.windows()) === windowsBefore, "the window closed", 15_000);

@@ -15,9 +15,9 @@ import {
   withActivity,
 } from "../../lib/ui/mod.ts";
 import { glance, glanceText, waitingCount } from "../../lib/ui/glance.ts";
-import { liveRows, sessionViews } from "../../lib/ledger/mod.ts";
+import { liveRows, projectCounts, sessionViews } from "../../lib/ledger/mod.ts";
 import { liveViews, pendingLaunchViews } from "../../lib/liveness/mod.ts";
-import { PAGE, SessionsTable } from "../../islands/sessions_table.tsx";
+import { PAGE, SessionsTable, viewOfQuery } from "../../islands/sessions_table.tsx";
 import { Actions } from "../../islands/actions.tsx";
 import { TopBar } from "../../islands/top_bar.tsx";
 import { UsageRow } from "../../islands/usage_row.tsx";
@@ -61,6 +61,15 @@ function firstGlance(agents: { name: string }[], rows: SessionView[]) {
   };
 }
 
+/** The project folders the launch dialog suggests: the ledger's, most sessions first, at most 50. */
+function knownFolders(ctx: ServerContext): string[] {
+  return projectCounts(ctx.ledger)
+    .filter((p): p is typeof p & { folder: string } => p.folder !== null)
+    .sort((a, b) => b.primary - a.primary || a.folder.localeCompare(b.folder))
+    .slice(0, 50)
+    .map((p) => p.folder);
+}
+
 /** How often the page polls /api/live; a test may shorten it with `?poll_ms=`. */
 const POLL_MS = 5000;
 
@@ -99,7 +108,7 @@ export const sessionsPageRoutes: Route[] = [{
       ),
       children: (
         <>
-          <Island name="Actions" component={Actions} props={{ agents }} />
+          <Island name="Actions" component={Actions} props={{ agents, folders: knownFolders(ctx) }} />
           <Island name="Launches" component={Launches} props={{ launches }} />
           {boardSection}
           <h2 class="section" id="sessions">Sessions</h2>
@@ -107,7 +116,7 @@ export const sessionsPageRoutes: Route[] = [{
           <Island
             name="SessionsTable"
             component={SessionsTable}
-            props={{ rows: rows.slice(0, PAGE), total: rows.length, all }}
+            props={{ rows: rows.slice(0, PAGE), total: rows.length, all, asked: viewOfQuery(url.search) }}
           />
         </>
       ),

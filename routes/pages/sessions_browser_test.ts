@@ -418,6 +418,73 @@ Deno.test("every cell true without a reload: turns, last seen, project and close
   });
 });
 
+Deno.test("everyday controls: filters and sort in the address, true counts, dialogs that keep their errors and close on Esc, END asks, shortcuts", async () => {
+  await withPage(async (page, server) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openWithKey(page, server, "/?agent=codex&poll_ms=60000");
+    const rowsShown = () => page.evaluate(() => [...document.querySelectorAll("tbody tr")].length);
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 1);
+    assert.equal(
+      await page.locator(".filters .count").innerText(),
+      "1 session",
+      "the count is of what matches",
+    );
+    assert.equal(await page.locator("button.more").count(), 0, "nothing more to show");
+    await page.getByLabel("Agent").selectOption("");
+    await page.getByLabel("Status").selectOption("live");
+    await page.waitForFunction(() =>
+      location.search.includes("status=live") && !location.search.includes("agent=")
+    );
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 2);
+    assert.equal(await page.getByLabel("Status").inputValue(), "live", "a reload keeps the filter");
+    console.log(`after a reload at ${await page.evaluate(() => location.search)}: ${await rowsShown()} rows`);
+
+    // n opens the launch dialog, its refusal shows inside it, Esc closes it, so does a click on the backdrop
+    await page.keyboard.press("n");
+    const dialog = page.locator(".dialog");
+    await dialog.waitFor();
+    await page.getByLabel("Folder").fill("/no/such/folder/anywhere");
+    await page.getByRole("button", { name: "Launch" }).click();
+    const error = await page.locator(".dialog .dialog-error").innerText();
+    console.log(`the launch's refusal, inside its dialog: ${error}`);
+    assert.match(error, /no\/such\/folder/);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "New session" }).click();
+    await page.mouse.click(5, 895);
+    await dialog.waitFor({ state: "detached" });
+
+    // END asks first; Esc keeps the session
+    const live = page.locator("tbody tr").first();
+    await live.getByRole("button", { name: "END", exact: true }).click();
+    assert.match(await page.locator(".dialog h2").innerText(), /^END .*\?$/);
+    // Enter confirms: the dialog's END button takes the focus
+    await page.waitForFunction(() =>
+      document.activeElement?.textContent === "END" && !!document.activeElement.closest(".dialog")
+    );
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    assert.equal(server.ledger.session(asmIdOf("claude", "a"))?.status, "live", "nothing ended");
+
+    // shortcuts: j / k move the selection, ? lists them, / goes to search
+    await page.keyboard.press("j");
+    await page.keyboard.press("j");
+    await page.keyboard.press("k");
+    const selected = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("tbody tr")].findIndex((r) =>
+        r.classList.contains("selected")
+      )
+    );
+    assert.equal(selected, 0);
+    await page.keyboard.press("?");
+    assert.match(await page.locator("#shortcuts").innerText(), /new session/);
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("/");
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).type), "search");
+  });
+});
+
 Deno.test("searching from the page lists the matching sessions with their counts, and a one-letter query is refused", async () => {
   await withPage(async (page, server) => {
     await openWithKey(page, server, "/");
