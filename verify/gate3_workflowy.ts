@@ -32,6 +32,7 @@ export function gate3WorkflowyChecks(): Check[] {
         process: fake.addList("IN PROCESS"),
         complete: fake.addList("COMPLETE"),
       };
+      const realList = fake.addList("the person's real SPRINT PLAN");
       const typed = "<b>Gate</b> card for Claude &amp; co #gate";
       const id = fake.typeByHand(lists.plan, typed, { children: ["asm gate3 workflowy &lt;first&gt; turn"] });
       const keys = Deno.makeTempDirSync({ prefix: "asm-gate-key-" });
@@ -49,6 +50,10 @@ export function gate3WorkflowyChecks(): Check[] {
           },
         }),
         drainEveryMs: 2000,
+        // the person's real list, which a testing run must never touch: the guard names it
+        asmFiles: {
+          "real-lists.json": JSON.stringify({ v: 1, lists: [{ backend: "workflowy", location: realList }] }),
+        },
       });
       try {
         await w.until(() => w.server.context.state.board.cadence().dry_run_done, "the server's dry run");

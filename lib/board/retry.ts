@@ -45,7 +45,7 @@ export async function withFreshBoard<T>(
       if (done >= tries) {
         throw new BoardBusy(
           `the board at ${outliner.location} changed ${tries} times in a row while asm was writing to it ` +
-            `(an editor saving it every few seconds?); asm stopped where it was, and ` +
+            `(someone editing it by hand, or an editor saving it every few seconds?); asm stopped where it was, and ` +
             (options.next ?? "the next pass tries again"),
           { cause: err },
         );

@@ -34,8 +34,9 @@ Deno.test("an editor saving under every try makes the pass give up with one sent
     (err: Error) =>
       err instanceof BoardBusy &&
       err.message ===
-        "the board at /home/me/vault/board.md changed 4 times in a row while asm was writing to it (an editor " +
-          "saving it every few seconds?); asm stopped where it was, and the next pass tries again",
+        "the board at /home/me/vault/board.md changed 4 times in a row while asm was writing to it (someone " +
+          "editing it by hand, or an editor saving it every few seconds?); asm stopped where it was, and the next " +
+          "pass tries again",
   );
   assert.equal(tries, 4);
   assert.equal(board.lists.process[0].name, "Card a", "nothing was written");

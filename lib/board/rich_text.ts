@@ -119,9 +119,16 @@ export function escapeText(text: string, atStart = true): string {
 function serialize(atoms: Atom[]): string {
   let out = "";
   let started = false;
+  // the elements kept open: a closing tag is echoed only when it closes one of them
+  const open: string[] = [];
   for (const atom of atoms) {
     if ("markup" in atom) {
-      if (KEPT_MARKUP.test(atom.markup)) out += atom.markup;
+      if (!KEPT_MARKUP.test(atom.markup)) continue;
+      const name = tagName(atom.markup);
+      if (!CLOSING.test(atom.markup)) open.push(name);
+      else if (open.lastIndexOf(name) >= 0) open.splice(open.lastIndexOf(name), 1);
+      else continue;
+      out += atom.markup;
       continue;
     }
     out += escapeText(atom.char, !started);
@@ -131,11 +138,13 @@ function serialize(atoms: Atom[]): string {
 }
 
 /**
- * The markup the service documents as a name's (bold, italic, strike, underline, code, a link, a colour): kept
- * when asm rewrites a name. Any other element (a date's `<time>`) is written as its text: echoed back, the service
+ * The markup the service documents as a name's (bold, italic, strike, underline, code, a link, a colour), in the
+ * exact forms it stores (lower case; a link's href, a colour's class, nothing else): kept when asm rewrites a
+ * name. Any other element (a date's `<time>`) is written as its text: echoed back, the service
  * might store it as literal text, and a name showing `<time ...>` would be worse than a date shown as text.
  */
-const KEPT_MARKUP = /^<\/?(?:b|i|s|u|code|a|span|mark)(?:\s[^<>]*)?>$/i;
+const KEPT_MARKUP =
+  /^(?:<(?:b|i|s|u|code)>|<\/(?:b|i|s|u|code|a|span|mark)>|<a href="[^"<>]*">|<(?:span|mark) class="[^"<>]*">)$/;
 
 const OPENING = /^<[A-Za-z]/;
 const CLOSING = /^<\//;

@@ -87,6 +87,16 @@ Deno.test("an element the service does not document for names (a date) is writte
   );
 });
 
+Deno.test("only the exact markup forms the service keeps are echoed; any other tag is written as its text", () => {
+  assert.equal(richWithPlain("<B>hi</B> x", "hi x #c"), "hi x #c");
+  assert.equal(
+    richWithPlain('<a href="u" target="_blank">hi</a> x', "hi x #c"),
+    "hi x #c",
+    "its close dropped too",
+  );
+  assert.equal(richWithPlain('<a href="u">hi</a> x', "hi x #c"), '<a href="u">hi</a> x #c');
+});
+
 Deno.test("text kept from the stored name is escaped again, so stored asterisks never turn into markup", () => {
   // the service may store `&#42;` as a bare `*`: writing it back as it is stored would make it bold
   assert.equal(

@@ -11,9 +11,10 @@
  * order), and each write returns the stamp of the board as it left it.
  *
  * Traffic: a read is three requests (the lists' children), memoised 60 s, shared by callers that ask at the same
- * time; a card's prompt is read when the card is first seen or its node changed (`modifiedAt`, name), and again
- * right before START launches it ({@link WorkflowyOutliner.prompt}). An idle server's timer pass every 20 s
- * therefore reads the service about three times a minute.
+ * time; a card's prompt is read when the card is first seen or its node changed (`modifiedAt`, name), on a fresh
+ * read once it is 5 minutes old, and right before START launches it ({@link WorkflowyOutliner.prompt}); prompts
+ * are kept across reads, so a read that failed half way costs the rest only. An idle server's timer pass every
+ * 20 s therefore reads the service about three times a minute. A node with no name (an empty bullet) is no card.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -32,6 +33,9 @@ import {
 import { MEMO_MS } from "./markdown.ts";
 import { escapeText, plainOf, richWithPlain } from "./rich_text.ts";
 import type { WorkflowyApi, WorkflowyNode } from "./workflowy_api.ts";
+
+/** How old a prompt may be before a fresh read reads it again (a child edited alone may not move its card). */
+export const PROMPT_REREAD_MS = 5 * 60_000;
 
 /** Options of {@link workflowyOutliner}. */
 export interface WorkflowyOptions {
@@ -62,7 +66,6 @@ interface Held {
   /** Its name unescaped once: what the protocol, the planner and the page see. */
   plain: string;
   children: string[];
-  modifiedAt: number | null;
 }
 
 interface Belief {
@@ -89,6 +92,8 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
   let belief: Belief | null = null;
   let memoFresh = false;
   let reading: Promise<Belief> | null = null;
+  /** Writes begun: a read that started before the latest one is returned, never believed. */
+  let writes = 0;
 
   const stampOf = (lists: Record<ListRole, Held[]>) =>
     createHash("sha256").update(JSON.stringify(
@@ -105,11 +110,26 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
     readAt: b.readAt,
   });
 
+  /** A card's prompt as read, by card id: kept across reads (a read that failed half way keeps what it got). */
+  const prompts = new Map<string, { rich: string; modifiedAt: number | null; lines: string[]; at: number }>();
+
   const childrenOf = async (id: string): Promise<string[]> =>
     ((await api.children(id)) ?? []).map((n) => plainOf(n.name));
 
-  const readNow = async (): Promise<Belief> => {
-    const known = new Map(LIST_ROLES.flatMap((r) => belief?.lists[r] ?? []).map((c) => [c.id, c]));
+  /** A card's prompt: the one kept while its node is unchanged (and, on a fresh read, younger than 5 min). */
+  const promptOf = async (node: WorkflowyNode, fresh: boolean): Promise<string[]> => {
+    const kept = prompts.get(node.id);
+    const unchanged = kept !== undefined && kept.rich === node.name && node.modifiedAt !== null &&
+      kept.modifiedAt === node.modifiedAt;
+    // a child edited alone may leave its card's own time as it was: a fresh read (a wake, the page's refresh)
+    // reads a prompt again once it is 5 minutes old
+    if (unchanged && !(fresh && clock() - kept.at >= PROMPT_REREAD_MS)) return kept.lines;
+    const lines = await childrenOf(node.id);
+    prompts.set(node.id, { rich: node.name, modifiedAt: node.modifiedAt, lines, at: clock() });
+    return lines;
+  };
+
+  const readNow = async (fresh: boolean): Promise<Belief> => {
     const lists = {} as Record<ListRole, Held[]>;
     const seen = new Set<string>();
     const nodes: Record<ListRole, WorkflowyNode[]> = {} as Record<ListRole, WorkflowyNode[]>;
@@ -130,15 +150,15 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
       for (const node of nodes[role]) {
         if (seen.has(node.id)) continue; // a node is in one place; a list read mid-move may show it twice
         seen.add(node.id);
-        const before = known.get(node.id);
-        const same = before && before.rich === node.name && before.modifiedAt === node.modifiedAt &&
-          node.modifiedAt !== null;
+        const plain = oneLine(plainOf(node.name));
+        // an empty bullet (an Enter typed in the list, a mirror the API shows without its name) is no card:
+        // asm never plans or writes it, as the Markdown board skips an empty item
+        if (plain.trim() === "") continue;
         lists[role].push({
           id: node.id,
           rich: node.name,
-          plain: oneLine(plainOf(node.name)),
-          children: same ? before.children : await childrenOf(node.id),
-          modifiedAt: node.modifiedAt,
+          plain,
+          children: await promptOf(node, fresh),
         });
       }
     }
@@ -163,7 +183,8 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
   /** The card's node now, as the read saw it; a hand edit since (or a card gone) is BoardChanged. */
   const verify = async (at: { list: ListRole; held: Held }): Promise<WorkflowyNode> => {
     const node = await api.node(at.held.id);
-    const moved = node !== null && node.parentId !== undefined && node.parentId !== ids[at.list];
+    const moved = node !== null && typeof node.parentId === "string" &&
+      node.parentId.toLowerCase() !== ids[at.list].toLowerCase();
     if (node === null || moved || oneLine(plainOf(node.name)) !== at.held.plain) {
       memoFresh = false;
       throw new BoardChanged(
@@ -174,6 +195,16 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
       );
     }
     return node;
+  };
+
+  /** A write: counted (a read under way when it lands is not believed), and the memo spent however it ends. */
+  const writing = async <T>(body: () => Promise<T>): Promise<T> => {
+    writes++;
+    try {
+      return await body();
+    } finally {
+      memoFresh = false;
+    }
   };
 
   /** The belief after a write: restamped; the memo spent (the next read asks the service). */
@@ -197,12 +228,17 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
       const age = belief ? clock() - belief.readAt : Infinity;
       if (!readOptions.fresh && memoFresh && belief && age >= 0 && age < memoMs) return view(belief);
       // callers asking at the same time share one read
-      reading ??= readNow().finally(() => {
+      const writesBefore = writes;
+      reading ??= readNow(readOptions.fresh === true).finally(() => {
         reading = null;
       });
       const read = await reading;
-      belief = read;
-      memoFresh = true;
+      // a write landed while this read was under way: what it saw may be older than the write, so it is not
+      // the belief the next write is checked against, nor the memo (the write's caller reads again)
+      if (writes === writesBefore) {
+        belief = read;
+        memoFresh = true;
+      }
       return view(read);
     },
     async prompt(cardId) {
@@ -211,45 +247,14 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
       if (held) held.children = lines;
       return lines;
     },
-    async create(list, card, position, basedOn) {
-      const b = current(basedOn);
-      const name = oneLine(card.name);
-      const id = await api.create(ids[list], escapeText(name), position);
-      const held: Held = { id, rich: escapeText(name), plain: name, children: [], modifiedAt: null };
-      if (position === "top") b.lists[list].unshift(held);
-      else b.lists[list].push(held);
-      for (const line of card.children) {
-        await api.create(id, escapeText(oneLine(line)), "bottom");
-        held.children.push(oneLine(line));
-      }
-      return { id, ...wrote(b) };
+    create(list, card, position, basedOn) {
+      return writing(() => createCard(list, card, position, basedOn));
     },
-    async rename(cardId, name, basedOn) {
-      const b = current(basedOn);
-      const at = find(b, cardId);
-      const plain = oneLine(name);
-      if (at.held.plain === plain) return { stamp: basedOn };
-      const node = await verify(at);
-      const rich = richWithPlain(node.name, plain);
-      if (!(await api.rename(cardId, rich))) throw gone(cardId);
-      at.held.rich = rich;
-      at.held.plain = plain;
-      at.held.modifiedAt = null; // the service changed it: its prompt is read again next time
-      return wrote(b);
+    rename(cardId, name, basedOn) {
+      return writing(() => renameCard(cardId, name, basedOn));
     },
-    async move(cardId, list, position, basedOn) {
-      const b = current(basedOn);
-      const at = find(b, cardId);
-      const cards = b.lists[list];
-      const already = at.list === list && at.index === (position === "top" ? 0 : cards.length - 1);
-      if (already) return { stamp: basedOn };
-      await verify(at);
-      if (!(await api.move(cardId, ids[list], position as Position))) throw gone(cardId);
-      b.lists[at.list].splice(at.index, 1);
-      if (position === "top") b.lists[list].unshift(at.held);
-      else b.lists[list].push(at.held);
-      at.held.modifiedAt = null;
-      return wrote(b);
+    move(cardId, list, position, basedOn) {
+      return writing(() => moveCard(cardId, list, position, basedOn));
     },
     identify(basedOn) {
       // every Workflowy node has its id from the moment it exists
@@ -257,4 +262,56 @@ export function workflowyOutliner(options: WorkflowyOptions): WorkflowyOutliner 
       return Promise.resolve({ stamp: basedOn, given: [] });
     },
   };
+
+  async function createCard(
+    list: ListRole,
+    card: { name: string; children: string[] },
+    position: Position,
+    basedOn: string,
+  ): Promise<Written & { id: string }> {
+    const b = current(basedOn);
+    const name = oneLine(card.name);
+    const id = await api.create(ids[list], escapeText(name), position);
+    const held: Held = { id, rich: escapeText(name), plain: name, children: [] };
+    if (position === "top") b.lists[list].unshift(held);
+    else b.lists[list].push(held);
+    for (const line of card.children) {
+      await api.create(id, escapeText(oneLine(line)), "bottom");
+      held.children.push(oneLine(line));
+    }
+    return { id, ...wrote(b) };
+  }
+
+  async function renameCard(cardId: string, name: string, basedOn: string): Promise<Written> {
+    const b = current(basedOn);
+    const at = find(b, cardId);
+    const plain = oneLine(name);
+    if (at.held.plain === plain) return { stamp: basedOn };
+    const node = await verify(at);
+    // a line break stored in a name reads as a space: the rewrite starts from the name as it reads
+    const rich = richWithPlain(node.name.replace(/[\r\n]+/g, " "), plain);
+    if (!(await api.rename(cardId, rich))) throw gone(cardId);
+    at.held.rich = rich;
+    at.held.plain = plain;
+    return wrote(b);
+  }
+
+  async function moveCard(
+    cardId: string,
+    list: ListRole,
+    position: Position,
+    basedOn: string,
+  ): Promise<Written> {
+    const b = current(basedOn);
+    const at = find(b, cardId);
+    const cards = b.lists[list];
+    const already = at.list === list && at.index === (position === "top" ? 0 : cards.length - 1);
+    if (already) return { stamp: basedOn };
+    await verify(at);
+    if (!(await api.move(cardId, ids[list], position as Position))) throw gone(cardId);
+    b.lists[at.list].splice(at.index, 1);
+    if (position === "top") b.lists[list].unshift(at.held);
+    else b.lists[list].push(at.held);
+    return wrote(b);
+  }
 }

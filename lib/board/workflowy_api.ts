@@ -18,6 +18,7 @@
  */
 import type { Clock } from "../lang/mod.ts";
 import { errorText, isRecord } from "../lang/mod.ts";
+import { closeSync, openRegularSync, readFullySync, RefusedFile, type RegularFile } from "../files/mod.ts";
 import { BoardUnusable, type Position } from "./protocol.ts";
 
 /** The service's own address (config.toml `[board] url` points a test at a fake). */
@@ -33,6 +34,8 @@ export const MAX_BACKOFF_MS = 10 * 60_000;
 const MAX_RETRY_AFTER_MS = 15 * 60_000;
 /** The largest key file asm reads (a key is about 40 characters). */
 const MAX_KEY_BYTES = 4096;
+/** A node id as the service gives them (a UUID, or its short form): nothing else goes into a request's path. */
+const NODE_ID = /^[A-Za-z0-9-]{1,128}$/;
 
 /** One node as the board needs it. */
 export interface WorkflowyNode {
@@ -109,21 +112,24 @@ export class WorkflowyApi {
   async create(parentId: string, name: string, position: Position): Promise<string> {
     const body = await this.#request("POST", "/nodes", { parent_id: parentId, name, position });
     if (body === null) throw new BoardUnusable(`Workflowy has no node ${parentId} to create a card under`);
-    if (!isRecord(body) || typeof body.item_id !== "string" || body.item_id === "") {
-      throw this.#shape("POST /nodes", "no item_id");
+    if (!isRecord(body) || typeof body.item_id !== "string" || !NODE_ID.test(body.item_id)) {
+      throw this.#shape("POST /nodes", "no item_id, or one that is not a node id");
     }
     return body.item_id;
   }
 
-  /** A node's rich name replaced. False when the service has no such node. */
+  /**
+   * A node's rich name replaced. False when the service has no such node. Sent at once, unspaced: it follows the
+   * check of the same node, and every moment between the two is one a hand edit could be lost in.
+   */
   async rename(id: string, name: string): Promise<boolean> {
-    return (await this.#request("POST", `/nodes/${encodeURIComponent(id)}`, { name })) !== null;
+    return (await this.#request("POST", `/nodes/${encodeURIComponent(id)}`, { name }, true)) !== null;
   }
 
-  /** A node moved under `parentId`. False when the service has no such node. */
+  /** A node moved under `parentId`. False when the service has no such node. Unspaced, as {@link rename}. */
   async move(id: string, parentId: string, position: Position): Promise<boolean> {
     const path = `/nodes/${encodeURIComponent(id)}/move`;
-    return (await this.#request("POST", path, { parent_id: parentId, position })) !== null;
+    return (await this.#request("POST", path, { parent_id: parentId, position }, true)) !== null;
   }
 
   #node(value: unknown, what: string): WorkflowyNode {
@@ -133,6 +139,7 @@ export class WorkflowyApi {
     ) {
       throw this.#shape(what, "a node without its id, name or priority");
     }
+    if (!NODE_ID.test(value.id)) throw this.#shape(what, "a node id that is not one");
     const parent = value.parent_id;
     return {
       id: value.id,
@@ -151,13 +158,13 @@ export class WorkflowyApi {
   }
 
   /** One request, queued behind the others: the answer's JSON, or null for a 404. */
-  #request(method: string, path: string, body?: unknown): Promise<unknown> {
-    const run = this.#queue.then(() => this.#send(method, path, body));
+  #request(method: string, path: string, body?: unknown, unspaced = false): Promise<unknown> {
+    const run = this.#queue.then(() => this.#send(method, path, body, unspaced));
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #send(method: string, path: string, body?: unknown): Promise<unknown> {
+  async #send(method: string, path: string, body: unknown, unspaced: boolean): Promise<unknown> {
     const what = `${method} ${path.replace(/\?.*/, "").replace(/\/nodes\/[^/]+/, "/nodes/:id")}`;
     const held = this.backoff();
     if (held) {
@@ -169,9 +176,13 @@ export class WorkflowyApi {
     }
     const key = readKey(this.keyFile);
     const wait = this.#nextAt - this.#clock();
-    if (wait > 0) await this.#sleep(wait);
+    if (wait > 0 && !unspaced) await this.#sleep(wait);
     this.#nextAt = this.#clock() + this.#spacingMs;
     this.requests++;
+    // a write whose answer was lost may have been carried out: say so, and the board is read again before more
+    const written = method === "GET"
+      ? "nothing was written from it"
+      : "it may have been carried out all the same: asm reads the board again before it writes more";
     let res: Response;
     try {
       res = await fetch(this.url + path, {
@@ -187,9 +198,15 @@ export class WorkflowyApi {
       });
     } catch (err) {
       const timedOut = err instanceof DOMException && err.name === "TimeoutError";
+      if (!timedOut && /redirect/i.test(errorText(err))) {
+        throw new BoardUnusable(
+          `Workflowy answered ${what} with a redirect, which asm does not follow (the key goes to the configured ` +
+            `address only): check config.toml's [board] url`,
+        );
+      }
       throw this.#backOff(
         timedOut
-          ? `Workflowy did not answer ${what} within ${Math.round(this.#timeoutMs / 1000)} s`
+          ? `Workflowy did not answer ${what} within ${seconds(this.#timeoutMs)}; ${written}`
           : `asm could not reach Workflowy at ${this.url} (${errorText(err)})`,
         null,
       );
@@ -198,7 +215,7 @@ export class WorkflowyApi {
     try {
       text = await res.text();
     } catch (err) {
-      throw this.#backOff(`Workflowy's answer to ${what} broke off (${errorText(err)})`, null);
+      throw this.#backOff(`Workflowy's answer to ${what} broke off (${errorText(err)}); ${written}`, null);
     }
     if (res.status === 429 || res.status >= 500) {
       const label = res.status === 429 ? "429 Too Many Requests" : `${res.status} ${res.statusText}`.trim();
@@ -216,16 +233,14 @@ export class WorkflowyApi {
     if (res.status === 404) return null;
     if (!res.ok) {
       throw new BoardUnusable(
-        `Workflowy refused ${what} (${res.status}${detail(text)}); nothing was written`,
+        `Workflowy refused ${what} (${res.status}${detail(text, key)}); nothing was written`,
       );
     }
     this.#failures = 0;
     try {
       return JSON.parse(text);
     } catch {
-      throw new BoardUnusable(
-        `Workflowy answered ${what} with something that is not JSON; nothing was written from it`,
-      );
+      throw new BoardUnusable(`Workflowy answered ${what} with something that is not JSON; ${written}`);
     }
   }
 
@@ -248,37 +263,40 @@ export class WorkflowyApi {
  */
 export function readKey(path: string): string {
   const fix = `save the key from workflowy.com/api-key in ${path} and chmod 600 it`;
-  let info: Deno.FileInfo;
+  let file: RegularFile;
   try {
-    info = Deno.statSync(path);
+    // no link followed, no FIFO or device opened, nothing blocking: the reader every outside path gets
+    file = openRegularSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
       throw new BoardUnusable(`the Workflowy key file ${path} does not exist: ${fix}`);
     }
+    if (err instanceof RefusedFile) {
+      throw new BoardUnusable(`the Workflowy key file: ${errorText(err)}; ${fix}`);
+    }
     throw new BoardUnusable(`the Workflowy key file ${path} cannot be read (${errorText(err)})`);
   }
-  if (!info.isFile) throw new BoardUnusable(`the Workflowy key file ${path} is not a file: ${fix}`);
-  const mode = (info.mode ?? 0) & 0o777;
-  if (mode & 0o077) {
-    throw new BoardUnusable(
-      `the Workflowy key file ${path} can be read by others (mode ${
-        mode.toString(8).padStart(4, "0")
-      }); asm ` +
-        `uses a key only from a private file: chmod 600 ${path}`,
-    );
+  let bytes = new Uint8Array(MAX_KEY_BYTES + 1);
+  try {
+    const mode = file.mode & 0o777;
+    if (mode & 0o077) {
+      throw new BoardUnusable(
+        `the Workflowy key file ${path} can be read by others (mode ${mode.toString(8).padStart(4, "0")}); ` +
+          `asm uses a key only from a private file: chmod 600 ${path}`,
+      );
+    }
+    if (file.uid !== Deno.uid()) {
+      throw new BoardUnusable(`the Workflowy key file ${path} belongs to another user: ${fix}`);
+    }
+    // a bounded read whatever fstat said (a file under /proc says 0)
+    bytes = bytes.subarray(0, readFullySync(file.fd, bytes, 0));
+  } finally {
+    closeSync(file.fd);
   }
-  if (info.uid !== null && info.uid !== Deno.uid()) {
-    throw new BoardUnusable(`the Workflowy key file ${path} belongs to another user: ${fix}`);
-  }
-  if (info.size > MAX_KEY_BYTES) {
+  if (bytes.length > MAX_KEY_BYTES) {
     throw new BoardUnusable(`the Workflowy key file ${path} is larger than a key: ${fix}`);
   }
-  let key: string;
-  try {
-    key = Deno.readTextFileSync(path).trim();
-  } catch (err) {
-    throw new BoardUnusable(`the Workflowy key file ${path} cannot be read (${errorText(err)})`);
-  }
+  const key = new TextDecoder().decode(bytes).trim();
   if (!/^[\x21-\x7e]+$/.test(key)) {
     throw new BoardUnusable(
       `the Workflowy key file ${path} holds no key (one line of letters and digits): ${fix}`,
@@ -295,8 +313,13 @@ function retryAfterMs(headers: Headers, now: number): number | null {
   return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : null;
 }
 
-/** The service's own word on a refusal, short and on one line. */
-function detail(text: string): string {
+/** `ms` as a sentence says it: whole seconds, or ms under one. */
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+/** The service's own word on a refusal, short and on one line, never carrying the key back. */
+function detail(text: string, key: string): string {
   let message = text;
   try {
     const body = JSON.parse(text);
@@ -304,7 +327,7 @@ function detail(text: string): string {
   } catch {
     // not JSON: its text
   }
-  const line = message.replace(/\s+/g, " ").trim().slice(0, 160);
+  const line = message.replaceAll(key, "<key>").replace(/\s+/g, " ").trim().slice(0, 160);
   return line ? `: ${line}` : "";
 }
 

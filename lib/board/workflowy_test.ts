@@ -274,7 +274,10 @@ Deno.test("401, 429, 500, a timeout and malformed JSON: a sentence, nothing rewr
   assert.ok(w.board.api.backoff(), "a 5xx backs off too");
   w.clock.now += 31_000;
   w.fake.hang(true);
-  await sentence(() => w.board.read({ fresh: true }), /did not answer GET \/nodes within 1 s/);
+  await sentence(
+    () => w.board.read({ fresh: true }),
+    /did not answer GET \/nodes within 500 ms; nothing was written from it/,
+  );
   w.fake.hang(false);
   w.clock.now += 61_000; // the second failure in a row: 60 s
   const back = await w.board.read({ fresh: true });
@@ -314,4 +317,135 @@ Deno.test("an idle board reads the service about three times a minute: timer pas
   const perMinute = w.fake.count() / minutes;
   assert.ok(perMinute <= 3, `${perMinute} requests a minute`);
   assert.ok(perMinute >= 1, "and it does read: a hand edit reaches the page within a minute");
+});
+
+Deno.test("an empty bullet is no card: never planned, never written", async () => {
+  await using w = await world();
+  const empty = w.fake.typeByHand(w.ids.process, "");
+  const blank = w.fake.typeByHand(w.ids.process, "   ");
+  const real = w.fake.typeByHand(w.ids.process, "A real card #webapp");
+  const read = await w.board.read();
+  assert.deepEqual(read.lists.process.map((c) => c.id), [real]);
+  await assert.rejects(() => w.board.rename(empty, "#dropped", read.stamp), BoardChanged);
+  assert.deepEqual([w.fake.nameOf(empty), w.fake.nameOf(blank)], ["", "   "]);
+});
+
+Deno.test("a read under way when a write lands is returned but not believed: the next read asks the service", async () => {
+  await using w = await world();
+  const id = w.fake.typeByHand(w.ids.plan, "Card #webapp");
+  const first = await w.board.read();
+  w.fake.slow(150);
+  const reading = w.board.read({ fresh: true }); // sees the card in the plan
+  await new Promise((r) => setTimeout(r, 20));
+  w.fake.slow(0);
+  w.fake.moveByHand(id, w.ids.complete, "top");
+  await w.board.move(id, "complete", "top", first.stamp).catch(() => null); // the write this read overlaps
+  await reading;
+  w.fake.reset();
+  const next = await w.board.read();
+  assert.ok(w.fake.count() >= 3, "not served from a memo the overlapping read filled");
+  assert.deepEqual(next.lists.complete.map((c) => c.id), [id]);
+});
+
+Deno.test("a fresh read reads a prompt again once it is 5 minutes old: a child edited alone shows up", async () => {
+  await using w = await world();
+  const id = w.fake.typeByHand(w.ids.plan, "Card #webapp", { children: ["old prompt"] });
+  await w.board.read();
+  const child = w.fake.childrenOf(id)[0];
+  w.fake.renameByHand(child, "new prompt"); // the card's own node does not change
+  w.clock.now += 61_000;
+  assert.deepEqual(
+    (await w.board.read({ fresh: true })).lists.plan[0].children,
+    ["old prompt"],
+    "within 5 min",
+  );
+  w.clock.now += 5 * 60_000;
+  assert.deepEqual((await w.board.read({ fresh: true })).lists.plan[0].children, ["new prompt"]);
+});
+
+Deno.test("a write that fails spends the memo: the next read asks the service", async () => {
+  await using w = await world({ timeoutMs: 300 });
+  const id = w.fake.typeByHand(w.ids.plan, "Card #webapp");
+  const read = await w.board.read();
+  w.fake.slow(600); // the check's answer comes too late
+  const err = await w.board.move(id, "process", "top", read.stamp).then(() => null, (e) => e as Error);
+  w.fake.slow(0);
+  assert.match(
+    err?.message ?? "",
+    /did not answer GET \/nodes\/:id within 300 ms; nothing was written from it/,
+  );
+  w.clock.now += 31_000; // past the back-off
+  w.fake.reset();
+  await w.board.read();
+  assert.ok(w.fake.count() >= 3, "the memo was spent by the failed write");
+});
+
+Deno.test("a check and its write go back to back: the spacing waits before the check, never between the two", async () => {
+  const waits: number[] = [];
+  await using w = await world({ spacingMs: 200, sleep: (ms) => (waits.push(ms), Promise.resolve()) });
+  const id = w.fake.typeByHand(w.ids.plan, "Card #webapp");
+  const read = await w.board.read();
+  waits.length = 0;
+  await w.board.rename(id, "Card #webapp #claude", read.stamp);
+  assert.equal(w.fake.count({ method: "POST" }), 1);
+  assert.equal(waits.length, 1, `one wait, before the check: ${JSON.stringify(waits)}`);
+});
+
+Deno.test("a line break stored in a name: a tag rewrite keeps the formatting after it", async () => {
+  await using w = await world();
+  const id = w.fake.typeByHand(w.ids.plan, "A\n<b>bold</b> <i>it</i> #x");
+  const read = await w.board.read();
+  assert.equal(read.lists.plan[0].name, "A bold it #x");
+  await w.board.rename(id, "A bold it #x #claude", read.stamp);
+  assert.equal(w.fake.nameOf(id), "A <b>bold</b> <i>it</i> #x #claude");
+});
+
+Deno.test("the key file is opened as every outside path is: no link followed, no FIFO opened", async () => {
+  await using w = await world();
+  const target = join(w.dir, "elsewhere.key");
+  Deno.writeTextFileSync(target, w.fake.key, { mode: 0o600 });
+  Deno.removeSync(w.keyFile);
+  Deno.symlinkSync(target, w.keyFile);
+  await assert.rejects(() => w.board.read(), /Workflowy key file: .*workflowy\.key is a link/);
+  Deno.removeSync(w.keyFile);
+  new Deno.Command("mkfifo", { args: [w.keyFile] }).outputSync();
+  Deno.chmodSync(w.keyFile, 0o600);
+  await assert.rejects(() => w.board.read(), /Workflowy key file: .*not a regular file/);
+  assert.equal(w.fake.count(), 0);
+});
+
+Deno.test("what comes back from the service is checked: an id that is no node id, a refusal that echoes the key", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "asm-workflowy-hostile-" });
+  const keyFile = join(dir, "key");
+  Deno.writeTextFileSync(keyFile, "the-secret-key-1234", { mode: 0o600 });
+  let answer: Response = new Response("{}");
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => answer.clone());
+  try {
+    const api = new WorkflowyApi({
+      url: `http://127.0.0.1:${server.addr.port}/api/v1`,
+      keyFile,
+      spacingMs: 0,
+    });
+    answer = Response.json({ nodes: [{ id: "..", name: "x", priority: 0 }] });
+    await assert.rejects(() => api.children("p"), /a node id that is not one/);
+    answer = Response.json({ item_id: "../../x" });
+    await assert.rejects(() => api.create("p", "x", "top"), /not a node id/);
+    // a write whose answer never comes may have been carried out: the sentence says so
+    const hanging = new WorkflowyApi({
+      url: `http://127.0.0.1:${server.addr.port}/api/v1`,
+      keyFile,
+      spacingMs: 0,
+      timeoutMs: 200,
+    });
+    answer = new Response(new ReadableStream({ start() {} })); // headers, then a body that never ends
+    const lost = await hanging.move("node-1", "p", "top").then(() => null, (e) => e as Error);
+    assert.match(lost?.message ?? "", /POST \/nodes\/:id\/move .*may have been carried out all the same/);
+    answer = Response.json({ message: "bad header Bearer the-secret-key-1234" }, { status: 400 });
+    const err = await api.children("p").then(() => null, (e) => e as Error);
+    assert.match(err?.message ?? "", /refused GET \/nodes \(400: bad header Bearer <key>\)/);
+    assert.ok(!err?.message.includes("the-secret-key-1234"));
+  } finally {
+    await server.shutdown();
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

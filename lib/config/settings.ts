@@ -60,7 +60,7 @@ export interface BoardSettings {
   folders: Record<string, string>;
   /** A remote backend's key file as config.toml names it (absolute, or relative to `$ASM_HOME`); null: none. */
   keyFile: string | null;
-  /** A remote backend's API address; null: the backend's own. */
+  /** A remote backend's API address; null: the backend's own; "": one config.toml gives that asm cannot use. */
   url: string | null;
 }
 
@@ -196,6 +196,8 @@ function parseBoard(table: Record<string, unknown>, into: BoardSettings): string
       problems.push(
         "board.url must be an https address (http only to 127.0.0.1, ::1 or localhost): the key travels with it",
       );
+      // given but unusable: the board stays off rather than send the key to the default address instead
+      into.url = "";
     } else into.url = checked;
   }
   if (path !== undefined) {

@@ -92,7 +92,7 @@ Deno.test("a Workflowy board: node ids, a key file, and an API address the key m
     const url of ["http://workflowy.example/api/v1", "ftp://127.0.0.1/", "https://u:p@e.x/", "not a url", 7]
   ) {
     const wrong = parseSettings(`[board]\nurl = ${JSON.stringify(url)}\n`);
-    assert.equal(wrong.settings.board.url, null, String(url));
+    assert.equal(wrong.settings.board.url, "", `${url}: given but unusable, never the default address`);
     assert.match(wrong.problems[0], /board\.url must be an https address/, String(url));
   }
   assert.equal(

@@ -127,6 +127,8 @@ export interface RegularFile {
   fd: number;
   size: number;
   uid: number;
+  /** Its permission bits (and type bits), as fstat gave them. */
+  mode: number;
   mtimeMs: number;
   ino: number;
 }
@@ -143,7 +145,7 @@ export function openRegularSync(path: string, options?: OpenOptions): RegularFil
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new RefusedFile(`${path} is ${kindOf(stat)}, not a regular file`);
     checkPlace(fd, path, options);
-    return { fd, size: stat.size, uid: stat.uid, mtimeMs: stat.mtimeMs, ino: stat.ino };
+    return { fd, size: stat.size, uid: stat.uid, mode: stat.mode, mtimeMs: stat.mtimeMs, ino: stat.ino };
   } catch (err) {
     closeSync(fd);
     throw err;

@@ -254,6 +254,9 @@ export async function startCard(
   const held = claim(deps, cardId, "start");
   let bound = false;
   try {
+    // the prompt as the card has it now (a remote backend's reads may reuse a card's children), read BEFORE any
+    // write: a read that fails leaves the card as it was
+    const prompt = deps.outliner.prompt ? await deps.outliner.prompt(cardId) : card.children;
     // one tag write: the agent's tag, and no #dropped (a card dropped after a START that never registered)
     const tag = (name: string) => withoutTag(withTagOf(name, agentTags(deps), agent.tag), DROPPED_TAG);
     await rewriteAndMove(deps, cardId, [tag], "process");
@@ -265,8 +268,6 @@ export async function startCard(
       at: isoAt(deps.now?.()),
     });
     bound = true;
-    // the prompt as the card has it now (a remote backend's reads may reuse a card's children)
-    const prompt = deps.outliner.prompt ? await deps.outliner.prompt(cardId) : card.children;
     const launch = await launchSession(deps.actions, {
       agent: agent.name,
       folder,
@@ -352,6 +353,8 @@ export async function continueCard(
   const held = claim(deps, cardId, "continue");
   let rebound = false;
   try {
+    // read before any write, as START does
+    const prompt = deps.outliner.prompt ? await deps.outliner.prompt(cardId) : card.children;
     await rewriteAndMove(
       deps,
       cardId,
@@ -366,7 +369,6 @@ export async function continueCard(
       at: isoAt(deps.now?.()),
     });
     rebound = true;
-    const prompt = deps.outliner.prompt ? await deps.outliner.prompt(cardId) : card.children;
     const launch = await continueWith(deps.actions, before.asmId!, {
       agent: agent.name,
       prompt: prompt.join("\n"),

@@ -76,9 +76,9 @@ export function configuredBoard(asmHome: string, mode: Mode, board: BoardSetting
   return { backend: board.backend, location: keys.join(", "), keys };
 }
 
-/** The same location as the guard compares it (a Markdown path resolved; anything else as written). */
+/** The same location as the guard compares it (a Markdown path resolved; a remote's id without case). */
 function comparable(list: RealList): string {
-  return list.backend === "markdown" ? boardLocation(list.location) : list.location;
+  return list.backend === "markdown" ? boardLocation(list.location) : list.location.toLowerCase();
 }
 
 /**
@@ -141,12 +141,20 @@ export function realListRefusal(
     return `asm will not start in testing mode: the real-list guard cannot be read (${guard.problem}), so it ` +
       `cannot tell whether the board ${board.location} is a real one; fix the guard file`;
   }
-  const real = guard.find((list) => list.backend === board.backend && board.keys.includes(comparable(list)));
+  // a remote board has no default file that could be the real one: its guard must name the real lists itself,
+  // or testing mode cannot tell a throwaway list from the person's
+  if (board.backend !== "markdown" && !guard.some((list) => list.backend === board.backend)) {
+    return `asm will not start in testing mode on a ${board.backend} board while ${REAL_LISTS_FILE} names none ` +
+      `of your real ${board.backend} lists: add each real list's node id there first ({"backend": ` +
+      `"${board.backend}", "location": "<node id>"}), so a testing run can never write to them`;
+  }
+  const keys = board.keys.map((k) => board.backend === "markdown" ? k : k.toLowerCase());
+  const real = guard.find((list) => list.backend === board.backend && keys.includes(comparable(list)));
   if (!real) return null;
   const fix = board.backend === "markdown"
     ? "point [board] path in config.toml at a throwaway copy"
     : "point [board] lists in config.toml at throwaway lists";
   return `asm will not start in testing mode: the configured board ${
-    board.backend === "markdown" ? board.location : `list ${real.location}`
+    board.backend === "markdown" ? board.location : `list ${comparable(real)}`
   } is one of the real lists (${REAL_LISTS_FILE}); ${fix}, or run in live mode`;
 }

@@ -41,7 +41,10 @@ Deno.test("testing mode refuses a board on a real list, naming it; live mode and
     null,
   );
   assert.equal(
-    realListRefusal("testing", { ...board, backend: "workflowy" }, real),
+    realListRefusal("testing", { ...board, backend: "workflowy" }, [
+      ...real,
+      { backend: "workflowy", location: "some-other-node" },
+    ]),
     null,
     "keyed on the backend",
   );
@@ -159,6 +162,16 @@ Deno.test("a Workflowy board is refused in testing mode when any one of its thre
     lists: { plan: "dddd", process: "eeee", complete: "ffff" },
   });
   assert.equal(realListRefusal("testing", throwaway, guard), null);
-  // a Markdown entry never guards a node id, nor the other way round
-  assert.equal(realListRefusal("testing", board, [{ backend: "markdown", location: "bbbb-2222" }]), null);
+  // the same id in another case is the same node
+  assert.match(
+    realListRefusal("testing", board, [{ backend: "workflowy", location: "BBBB-2222" }]) ?? "",
+    /list bbbb-2222 is one of the real lists/,
+  );
+  // a guard that names no Workflowy list cannot tell a throwaway list from a real one: refused, saying what to add
+  for (const none of [[], [{ backend: "markdown", location: "bbbb-2222" }]]) {
+    assert.match(
+      realListRefusal("testing", throwaway, none) ?? "",
+      /on a workflowy board while real-lists\.json names none of your real workflowy lists: add each/,
+    );
+  }
 });

@@ -77,6 +77,10 @@ function configuredOutliner(asmHome: string, mode: Mode, board: BoardSettings): 
       if (keyFile === null) {
         return `config.toml's [board] backend is "workflowy" but no key_file names the file holding its API key`;
       }
+      if (board.url === "") {
+        return `config.toml's [board] url cannot be used (it must be https, or http to this machine only); ` +
+          `asm sends the key nowhere else instead`;
+      }
       if (LIST_ROLES.some((role) => board.lists[role] === DEFAULT_LIST_IDS[role])) {
         return `config.toml's [board] backend is "workflowy": lists must name the three lists' Workflowy node ids`;
       }

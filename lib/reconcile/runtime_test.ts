@@ -108,3 +108,26 @@ Deno.test("the digest moves with the board, its links and claims, and costs no r
   assert.equal(w.outliner.calls.length, calls + 1, "only the asked-for read");
   await board.close();
 });
+
+Deno.test("a Workflowy board whose url config.toml gives cannot be used is off, never sent to the default address", async () => {
+  await using w = boardWorld();
+  const board = new BoardRuntime({
+    asmHome: w.asmHome,
+    mode: "live",
+    board: {
+      ...DEFAULT_SETTINGS.board,
+      backend: "workflowy",
+      keyFile: "workflowy.key",
+      url: "",
+      lists: { plan: "p-1", process: "p-2", complete: "p-3" },
+    },
+    ledger: w.ledger,
+    log: w.deps.log,
+    agents: w.deps.actions.agents,
+    timers: manualTimers().timers,
+    watch: false,
+  });
+  assert.equal(board.deps, null);
+  assert.match(board.problem ?? "", /^the board is off: config\.toml's \[board\] url cannot be used/);
+  await board.close();
+});

@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type FakeWorkflowy, startFakeWorkflowy } from "../../verify/fakes/workflowy.ts";
-import { plainOf, WorkflowyApi, type WorkflowyOutliner, workflowyOutliner } from "../board/mod.ts";
+import {
+  BoardUnusable,
+  plainOf,
+  WorkflowyApi,
+  type WorkflowyOutliner,
+  workflowyOutliner,
+} from "../board/mod.ts";
 import { linkOf } from "../ledger/mod.ts";
 import { type BoardWorld, boardWorld } from "./_test_utils.ts";
 import { resumeCard, startCard } from "./buttons.ts";
@@ -163,4 +169,17 @@ Deno.test("Workflowy board: a failed write releases the claim and says why; the 
   );
   assert.deepEqual([...t.w.deps.claims.view().claimed], [], "no claim held");
   assert.deepEqual(t.where(id), { list: "plan", plain: "Later #webapp", rich: "Later #webapp" });
+});
+
+Deno.test("Workflowy board: START reads the card's prompt before it writes anything; a failed read leaves the card as it was", async () => {
+  await using t = await wfWorld();
+  const id = t.fake.typeByHand(t.lists.plan, "Ship it #webapp", { children: ["go"] });
+  // the prompt's read fails (a 500, a back-off) after the fresh read the refusal was checked on
+  t.board.prompt = () => Promise.reject(new BoardUnusable("Workflowy answered GET /nodes with 500"));
+  await assert.rejects(() => startCard(t.w.deps, id, { agent: "typist" }), /answered GET \/nodes with 500/);
+  assert.deepEqual(t.where(id), { list: "plan", plain: "Ship it #webapp", rich: "Ship it #webapp" });
+  assert.equal(linkOf(t.w.ledger, id), null, "no binding");
+  assert.deepEqual([...t.w.deps.claims.view().claimed], [], "no claim held");
+  const report = await pass(t.w);
+  assert.deepEqual(report.actions, [], "nothing for the next pass to drop");
 });

@@ -251,6 +251,13 @@ Deno.test("the board in Workflowy through config.toml: read unescaped once; a fa
   });
   const { root, asmHome, folder, env: home } = standInHome("asm-sprint-workflowy-test-");
   Deno.writeTextFileSync(join(asmHome, "workflowy.key"), fake.key, { mode: 0o600 });
+  // the person's real lists, which this testing run must never touch (testing mode refuses a Workflowy board
+  // whose guard names none)
+  const real = fake.addList("the person's real SPRINT PLAN");
+  Deno.writeTextFileSync(
+    join(asmHome, "real-lists.json"),
+    JSON.stringify({ v: 1, lists: [{ backend: "workflowy", location: real }] }),
+  );
   Deno.writeTextFileSync(
     join(asmHome, "config.toml"),
     `mode = "testing"\n[board]\nbackend = "workflowy"\nkey_file = "workflowy.key"\nurl = "${fake.url}"\n` +
