@@ -24,6 +24,9 @@ import { boardLocation } from "../board/mod.ts";
 import { boardPath, type BoardSettings, type Mode } from "../config/mod.ts";
 import { errorText, isRecord } from "../lang/mod.ts";
 
+/** The backends whose lists live in someone else's service (a backend asm does not have writes nothing). */
+const REMOTE_BACKENDS: readonly string[] = ["workflowy"];
+
 /** The guard file's name in the data folder. */
 export const REAL_LISTS_FILE = "real-lists.json";
 
@@ -143,7 +146,7 @@ export function realListRefusal(
   }
   // a remote board has no default file that could be the real one: its guard must name the real lists itself,
   // or testing mode cannot tell a throwaway list from the person's
-  if (board.backend !== "markdown" && !guard.some((list) => list.backend === board.backend)) {
+  if (REMOTE_BACKENDS.includes(board.backend) && !guard.some((list) => list.backend === board.backend)) {
     return `asm will not start in testing mode on a ${board.backend} board while ${REAL_LISTS_FILE} names none ` +
       `of your real ${board.backend} lists: add each real list's node id there first ({"backend": ` +
       `"${board.backend}", "location": "<node id>"}), so a testing run can never write to them`;

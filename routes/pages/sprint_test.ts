@@ -76,11 +76,14 @@ Deno.test("a board asm cannot use shows its sentence where the lanes would be, a
 });
 
 Deno.test("with the board off, the front tab is Sessions and the page says why there is no board", async () => {
-  const { home, front, projects } = await frontPage(`[board]\nbackend = "workflowy"\n`);
+  const { home, front, projects } = await frontPage(`[board]\nbackend = "notion"\n`);
   try {
     assert.deepEqual(tabs(front), ["Sessions*", "Projects", "Activity"]);
     assert.deepEqual(tabs(projects), ["Sessions", "Projects*", "Activity"]);
-    assert.match(front.querySelector(".board-problem")?.textContent ?? "", /the board is off.*workflowy/);
+    assert.match(
+      front.querySelector(".board-problem")?.textContent ?? "",
+      /the board is off: config.toml.s \[board\] backend "notion" is not one asm has/,
+    );
     assert.equal(front.querySelector(".lanes"), null);
     assert.equal(front.querySelectorAll("table.sessions").length, 1);
   } finally {
