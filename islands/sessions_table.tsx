@@ -33,6 +33,8 @@ export interface SessionsTableProps extends Record<string, unknown> {
   all: boolean;
   /** the filters and sort the page's address asks for (the server renders with them, as the browser will) */
   asked?: TableView;
+  /** what the default list hides, by reason (absent with `all`) */
+  hidden?: { reason: string; count: number }[];
 }
 
 /** How the person filters and sorts. */
@@ -134,6 +136,17 @@ export function applyView(rows: SessionView[], v: TableView): SessionView[] {
   return cmp ? [...out].sort((a, b) => cmp(a, b) || a.id.localeCompare(b.id)) : out;
 }
 
+function hiddenTotal(hidden: { count: number }[]): number {
+  return hidden.reduce((n, h) => n + h.count, 0);
+}
+
+/** The tooltip of the hidden rows' link: why each kind is hidden. */
+function hiddenWhy(hidden: { reason: string }[]): string {
+  return hidden.length === 0
+    ? "sub-agents, headless runs, threads no person typed in, sessions in asm's own test folders"
+    : "hidden by default: " + hidden.map((h) => h.reason).join(", ");
+}
+
 /** A row's place in the "needs me first" order: its activity's tone as the poll last wrote it, else its status's. */
 function urgency(v: SessionView): number {
   const activity = cellValue("activity-tone", v.id) ?? v.activityTone;
@@ -149,6 +162,7 @@ function Row({ v }: { v: SessionView }) {
         <span class={`chip chip-${v.agent}`}>{v.agent}</span>
       </td>
       <td class="title" data-title-for={v.id} title={cell("title", v.id, v.title)}>
+        {v.hiddenReason && <span class="hidden-why">hidden: {v.hiddenReason}</span>}
         <a href={`/sessions/${v.id}`}>{cell("title", v.id, v.title)}</a>
       </td>
       <td class="project" data-project-for={v.id} title={cell("project", v.id, v.project)}>
@@ -209,7 +223,7 @@ function SortHeader(
 }
 
 /** The filters, the table and "Show more". */
-export function SessionsTable({ rows, total: count, all, asked }: SessionsTableProps) {
+export function SessionsTable({ rows, total: count, all, asked, hidden = [] }: SessionsTableProps) {
   if (known.peek() === null) {
     first = rows;
     total = count;
@@ -264,7 +278,15 @@ export function SessionsTable({ rows, total: count, all, asked }: SessionsTableP
           />{" "}
           needs me first
         </label>
-        <a href={all ? "/" : "/?all=1"}>{all ? "hide hidden rows" : "show hidden rows"}</a>
+        <a href={all ? "/" : "/?all=1"} class="hidden-rows" title={hiddenWhy(hidden)}>
+          {all
+            ? "hide hidden rows"
+            : hidden.length === 0
+            ? "show hidden rows"
+            : `${hiddenTotal(hidden)} hidden (${
+              hidden.map((h) => `${h.count} ${h.reason}`).join(", ")
+            }): show`}
+        </a>
         <span class="count">{matching} {matching === 1 ? "session" : "sessions"}</span>
       </div>
       <table class="sessions">

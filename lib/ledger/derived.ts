@@ -307,6 +307,15 @@ export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}
   }));
 }
 
+/** How many sessions the default list hides, by reason, most first (the list says "N hidden" and why). */
+export function hiddenCounts(ledger: Ledger): { reason: string; count: number }[] {
+  const rows = ledger[DB].prepare(
+    `SELECT hidden_reason AS reason, COUNT(*) AS n FROM (SELECT ${HIDDEN_REASON_SQL} AS hidden_reason FROM sessions)
+     WHERE hidden_reason IS NOT NULL GROUP BY hidden_reason ORDER BY n DESC, reason`,
+  ).all() as Row[];
+  return rows.map((r) => ({ reason: String(r.reason), count: Number(r.n) }));
+}
+
 /** {@link sessionViewsOf} on the ledger. */
 export function sessionViews(ledger: Ledger, options: { all?: boolean } = {}): SessionView[] {
   return sessionViewsOf(ledger[DB].db, options);

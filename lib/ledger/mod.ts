@@ -25,6 +25,7 @@ export {
   foldStateOf,
   type HeatmapCell,
   heatmapCells,
+  hiddenCounts,
   type ImportStateRow,
   isLedgerOpen,
   type KnownFile,

@@ -86,6 +86,16 @@ tr.flash td { background: var(--chip); }
 th button.th { all: unset; cursor: pointer; font-weight: 600; color: var(--muted); }
 th button.th:focus-visible { outline: 2px solid var(--accent); }
 td.title a { color: inherit; text-decoration: none; } td.title a:hover { text-decoration: underline; }
+.hidden-why { font-size: 11px; color: var(--muted); border: 1px solid var(--line); border-radius: 3px; padding: 0 4px;
+  margin-right: 6px; } a.hidden-rows { color: var(--muted); }
+a.tile { color: inherit; text-decoration: none; display: block; } a.tile:hover, a.tile:focus-visible {
+  border-color: var(--accent); }
+.year svg { max-width: 100%; height: auto; } .year text { font-size: 9px; fill: var(--muted); }
+.year rect[data-day]:hover { stroke: var(--fg); stroke-width: 1; }
+.legend { display: flex; gap: 3px; align-items: center; font-size: 11px; color: var(--muted); margin: 2px 0 8px; }
+.legend i { display: inline-block; width: 9px; height: 9px; border-radius: 2px; }
+.legend .shade-0 { background: var(--chip); } .legend .shade-1 { background: #b7dccf; }
+.legend .shade-2 { background: #7fbfa8; } .legend .shade-3 { background: #4a9c80; } .legend .shade-4 { background: #2f6f5e; }
 button.more { margin: 8px 0; }
 .usage-bar { position: sticky; top: 37px; background: var(--bg); border-bottom: 1px solid var(--line); z-index: 1;
   padding: 4px 16px; font-size: 12px; color: var(--muted); }

@@ -12,6 +12,19 @@ import { heatmapSeries, projectName } from "../../lib/derive/mod.ts";
 import { loadAgents } from "../../lib/agents/mod.ts";
 
 const CELL = 11;
+/** Room for the weekday labels on the left and the month labels on top. */
+const LEFT = 26;
+const TOP = 12;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+
+/** "Sun 29 Nov 2026" of an ISO day. */
+function dayName(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  return `${WEEKDAYS[(d.getUTCDay() + 6) % 7]} ${d.getUTCDate()} ${
+    MONTHS[d.getUTCMonth()]
+  } ${d.getUTCFullYear()}`;
+}
 
 function Year(
   { year, turns, max, agent }: { year: number; turns: Record<string, number>; max: number; agent: string },
@@ -19,26 +32,59 @@ function Year(
   const grid = yearGrid(year, turns, max);
   const total = grid.reduce((n, c) => n + c.turns, 0);
   const weeks = Math.max(...grid.map((c) => c.week)) + 1;
+  // a month's label over the week its first day falls in
+  const months = grid.filter((c) => c.day.endsWith("-01"));
+  const width = LEFT + weeks * CELL;
+  const height = TOP + 7 * CELL;
   return (
     <figure class="year" data-heat-for={`${agent}-${year}`}>
       <figcaption>
         {year}: {total} turns
       </figcaption>
-      <svg width={weeks * CELL} height={7 * CELL} role="img" aria-label={`${agent} ${year}: ${total} turns`}>
+      <svg
+        width={width}
+        height={height}
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={`${agent} ${year}: ${total} turns`}
+      >
+        {months.map((c) => (
+          <text key={c.day} x={LEFT + c.week * CELL} y={TOP - 3} data-month>
+            {MONTHS[Number(c.day.slice(5, 7)) - 1]}
+          </text>
+        ))}
+        {[0, 2, 4].map((w) => (
+          <text key={w} x={0} y={TOP + w * CELL + CELL - 3} data-weekday>
+            {WEEKDAYS[w]}
+          </text>
+        ))}
         {grid.map((c) => (
           <rect
             key={c.day}
-            x={c.week * CELL}
-            y={c.weekday * CELL}
+            x={LEFT + c.week * CELL}
+            y={TOP + c.weekday * CELL}
             width={CELL - 2}
             height={CELL - 2}
             class={`shade-${c.shade}`}
+            data-day={c.day}
+            data-turns={c.turns}
           >
-            <title>{`${c.day}: ${c.turns} turns`}</title>
+            <title>{`${dayName(c.day)}: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}`}</title>
           </rect>
         ))}
       </svg>
     </figure>
+  );
+}
+
+/** What the shades mean: none, then the agent's quarter-steps up to its busiest day. */
+function Legend({ max }: { max: number }) {
+  return (
+    <div class="legend" aria-label={`shades from no turns to ${max} turns a day`}>
+      <span>0</span>
+      {[0, 1, 2, 3, 4].map((s) => <i key={s} class={`shade-${s}`} />)}
+      <span>{max} turns a day (this agent's busiest)</span>
+    </div>
   );
 }
 
@@ -68,11 +114,12 @@ export const panelRoutes: Route[] = [
             </p>
             <div class="tiles">
               {tiles.map((t) => (
-                <div
+                <a
                   key={t.folder ?? ""}
                   class="tile"
                   data-project-for={t.folder ?? ""}
-                  title={t.folder ?? ""}
+                  title={`${t.folder ?? "no folder"}: its sessions in the list`}
+                  href={`/?project=${encodeURIComponent(projectName(t.folder) ?? "")}#sessions`}
                 >
                   <div class="tile-name">{projectName(t.folder)}</div>
                   <div class="tile-counts">
@@ -83,7 +130,7 @@ export const panelRoutes: Route[] = [
                       <strong>{t.touched}</strong> touched
                     </span>
                   </div>
-                </div>
+                </a>
               ))}
             </div>
           </>
@@ -116,6 +163,7 @@ export const panelRoutes: Route[] = [
                   <h2>
                     {a.display}: {series.totals[a.name] ?? 0} turns
                   </h2>
+                  <Legend max={max} />
                   {[...series.years].reverse().map((y) => (
                     <Year key={y} year={y} turns={turns} max={max} agent={a.name} />
                   ))}

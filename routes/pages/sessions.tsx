@@ -15,7 +15,7 @@ import {
   withActivity,
 } from "../../lib/ui/mod.ts";
 import { glance, glanceText, waitingCount } from "../../lib/ui/glance.ts";
-import { liveRows, projectCounts, sessionViews } from "../../lib/ledger/mod.ts";
+import { hiddenCounts, liveRows, projectCounts, sessionViews } from "../../lib/ledger/mod.ts";
 import { liveViews, pendingLaunchViews } from "../../lib/liveness/mod.ts";
 import { PAGE, SessionsTable, viewOfQuery } from "../../islands/sessions_table.tsx";
 import { Actions } from "../../islands/actions.tsx";
@@ -116,7 +116,13 @@ export const sessionsPageRoutes: Route[] = [{
           <Island
             name="SessionsTable"
             component={SessionsTable}
-            props={{ rows: rows.slice(0, PAGE), total: rows.length, all, asked: viewOfQuery(url.search) }}
+            props={{
+              rows: rows.slice(0, PAGE),
+              total: rows.length,
+              all,
+              asked: viewOfQuery(url.search),
+              hidden: all ? [] : hiddenCounts(ctx.ledger),
+            }}
           />
         </>
       ),

@@ -206,10 +206,29 @@ function measureTable(): TableAt {
 
 Deno.test("the sessions table at every width: Title keeps 160 px to 1024, rows become two-line cards below, nothing overflows", async () => {
   await withPage(async (page, server) => {
+    // a year of activity and a project of its own, so the panels have something to draw
+    writeDerived(server.ledger, {
+      sessions: [derivedRow("claude", "busy", { days: { "2026-01-05": 4, "2026-11-29": 9 }, turns: 13 })],
+      files: [],
+      now: new Date().toISOString(),
+    });
     await page.setViewportSize({ width: 1920, height: 900 });
     await openWithKey(page, server, "/");
     for (const width of [1920, 1440, 1280, 1024, 768, 390]) {
       await page.setViewportSize({ width, height: 900 });
+      // the panels first (their own pages), then back to the list
+      for (const path of ["/projects", "/activity"]) {
+        await page.goto(new URL(path, page.url()).href);
+        const scroll = await page.evaluate(() =>
+          document.documentElement.scrollWidth - document.documentElement.clientWidth
+        );
+        console.log(`${width} px ${path}: page scroll ${scroll} px`);
+        assert.equal(scroll, 0, `${width} px ${path}: no horizontal scroll`);
+      }
+      await page.goto(new URL("/", page.url()).href);
+      await page.waitForFunction(() =>
+        typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
+      );
       const at = await page.evaluate(measureTable);
       const layout = at.columns === null
         ? `cards of at most ${at.rowLines} lines`
