@@ -8,7 +8,7 @@
 import { signal } from "@preact/signals";
 // browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import type { UsageReading } from "../lib/usage/reading.ts";
-import { readingNote, windowViews } from "../lib/ui/usage_view.ts";
+import { noteParts, readingNote, windowViews } from "../lib/ui/usage_view.ts";
 import { api } from "./api.ts";
 
 /** Props of the usage row. */
@@ -34,19 +34,30 @@ export function UsageRow({ readings, now }: UsageRowProps) {
             <span key={w.name} class="usage-window" title={`${w.name}: ${w.text}, ${w.reset}`}>
               {w.name}{" "}
               <span class="bar">
-                <span style={{ width: `${w.percent ?? 0}%` }} />
+                <span class={`fill-${w.fill}`} style={{ width: `${w.percent ?? 0}%` }} />
               </span>{" "}
               {w.text}
               <span class="reset">{w.reset}</span>
             </span>
           ))}
           {r.windows.length === 0 && r.state === "ok" && <span class="usage-note">no limits reported</span>}
-          {readingNote(r) && (
-            <span class={r.state === "stale" ? "usage-note stale" : "usage-note"}>{readingNote(r)}</span>
-          )}
+          {readingNote(r) && <Note text={readingNote(r)} stale={r.state === "stale"} />}
         </div>
       ))}
     </div>
+  );
+}
+
+/** A reading's note: short in the row (no file paths, human times), all of it one click away. */
+function Note({ text, stale }: { text: string; stale: boolean }) {
+  const { short, detail } = noteParts(text);
+  const cls = stale ? "usage-note stale" : "usage-note";
+  if (detail === null) return <span class={cls}>{short}</span>;
+  return (
+    <details class={cls}>
+      <summary>{short}</summary>
+      <span class="usage-detail">{detail}</span>
+    </details>
   );
 }
 

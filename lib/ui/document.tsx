@@ -105,6 +105,9 @@ button.more { margin: 8px 0; }
 .usage-window { display: inline-flex; gap: 4px; align-items: center; font-variant-numeric: tabular-nums; }
 .bar { display: inline-block; width: 60px; height: 6px; background: var(--chip); border-radius: 3px; overflow: hidden; }
 .bar > span { display: block; height: 100%; background: var(--accent); }
+.bar > span.fill-warn { background: var(--warn); } .bar > span.fill-near { background: var(--alarm); }
+details.usage-note { display: inline-block; } details.usage-note summary { cursor: pointer; }
+.usage-detail { display: block; max-width: 70ch; overflow-wrap: anywhere; color: var(--muted); }
 .reset { color: var(--muted); } .usage-note.stale { color: var(--warn); }
 .lede { color: var(--muted); max-width: 80ch; }
 .detail dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 16px; }

@@ -10,8 +10,16 @@ export interface WindowView {
   name: string;
   /** 0-100 for the bar; null: no figure */
   percent: number | null;
+  /** the bar's colour: calm under 70 %, warn to 90 %, near the limit from 90 % */
+  fill: "calm" | "warn" | "near" | "none";
   text: string;
   reset: string;
+}
+
+/** The colour of a fill (percent used). */
+export function fillOf(percent: number | null): WindowView["fill"] {
+  if (percent === null) return "none";
+  return percent >= 90 ? "near" : percent >= 70 ? "warn" : "calm";
 }
 
 /** "resets in 2 h 05 min" from an absolute reset time at `now` (epoch ms); "" when unknown. */
@@ -33,6 +41,7 @@ export function windowViews(reading: UsageReading, now: number): WindowView[] {
   return reading.windows.map((w) => ({
     name: w.name,
     percent: w.percent_used === null ? null : Math.max(0, Math.min(100, w.percent_used)),
+    fill: fillOf(w.percent_used),
     text: w.percent_used === null ? "no figure" : `${Math.round(w.percent_used)}%`,
     reset: resetText(w.resets_at, now),
   }));
@@ -48,3 +57,19 @@ export function readingNote(reading: UsageReading): string {
   if (reading.state !== "ok" && reading.message) parts.push(reading.message);
   return parts.join("; ");
 }
+
+/**
+ * A note as the row shows it, and all of it: file paths (in parentheses) go to the details, and an ISO time reads
+ * as a person's time ("1 Dec 08:00"). The short form fits the sticky row; the detail is one click away.
+ */
+export function noteParts(note: string): { short: string; detail: string | null } {
+  if (!note) return { short: "", detail: null };
+  const human = note.replace(
+    /\b(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g,
+    (_, _y, m, d, hh, mm) => `${Number(d)} ${MONTHS[Number(m) - 1]} ${hh}:${mm}`,
+  );
+  const short = human.replace(/\s*\([^()]*\/[^()]*\)/g, "").replace(/\s+;/g, ";").trim();
+  return { short, detail: short === human ? null : human };
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

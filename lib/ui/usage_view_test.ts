@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { UsageReading } from "../usage/mod.ts";
-import { readingNote, resetText, windowViews } from "./usage_view.ts";
+import { fillOf, noteParts, readingNote, resetText, windowViews } from "./usage_view.ts";
 
 const NOW = Date.parse("2026-11-29T22:00:00.000Z");
 
@@ -32,8 +32,31 @@ Deno.test("windows draw their percent, and a stale or labelled reading says so w
   assert.deepEqual(windowViews(reading, NOW), [{
     name: "5-hour",
     percent: 12.5,
+    fill: "calm",
     text: "13%",
     reset: "reset unknown",
   }]);
   assert.equal(readingNote(reading), "from the last turn at 21:12; stale, 10 min old; the last call failed");
+});
+
+Deno.test("a bar's colour follows its fill; a note keeps paths and raw times for its details", () => {
+  assert.deepEqual([fillOf(null), fillOf(12), fillOf(70), fillOf(89.9), fillOf(90), fillOf(100)], [
+    "none",
+    "calm",
+    "warn",
+    "warn",
+    "near",
+    "near",
+  ]);
+  const signedOut =
+    "no Claude account sign-in on this machine (/home/me/.claude/.credentials.json is absent); an API key has no plan usage";
+  assert.deepEqual(noteParts(signedOut), {
+    short: "no Claude account sign-in on this machine; an API key has no plan usage",
+    detail: signedOut,
+  });
+  assert.deepEqual(noteParts("stale, 12 min old; last read 2026-12-01T08:05:00.000Z"), {
+    short: "stale, 12 min old; last read 1 Dec 08:05",
+    detail: null,
+  });
+  assert.deepEqual(noteParts(""), { short: "", detail: null });
 });

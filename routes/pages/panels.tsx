@@ -8,6 +8,7 @@ import type { Route } from "../../lib/server/mod.ts";
 import { islandBundle, pageResponse, yearGrid } from "../../lib/ui/mod.ts";
 import { heatmapCells, projectCounts } from "../../lib/ledger/mod.ts";
 import { boardIsOn } from "./sprint.tsx";
+import { usageRowIsland } from "./usage_row.tsx";
 import { heatmapSeries, projectName } from "../../lib/derive/mod.ts";
 import { loadAgents } from "../../lib/agents/mod.ts";
 
@@ -105,6 +106,7 @@ export const panelRoutes: Route[] = [
         bundleUrl: (await islandBundle()).url,
         pollMs: 5000,
         board: boardIsOn(ctx),
+        usageRow: await usageRowIsland(ctx),
         children: (
           <>
             <p class="lede">
@@ -151,6 +153,7 @@ export const panelRoutes: Route[] = [
         bundleUrl: (await islandBundle()).url,
         pollMs: 5000,
         board: boardIsOn(ctx),
+        usageRow: await usageRowIsland(ctx),
         children: (
           <>
             <p class="lede">Turns typed per UTC day, each agent drawn against its own busiest day.</p>

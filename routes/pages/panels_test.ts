@@ -70,6 +70,9 @@ Deno.test("panels a person reads: the heat map's months, weekdays, legend and da
 
     const projects = parseHTML(await (await fetch(`${server.url}/projects`)).text()).document;
     assert.equal(projects.querySelector("a.tile")?.getAttribute("href"), "/?project=web#sessions");
+    for (const page of [projects, activity]) {
+      assert.ok(page.querySelector(".usage-bar [data-island=UsageRow]"), "the usage row on every tab");
+    }
 
     const front = parseHTML(await (await fetch(`${server.url}/?project=web`)).text()).document;
     assert.equal(front.querySelector("a.hidden-rows")?.textContent, "1 hidden (1 sub-agent): show");

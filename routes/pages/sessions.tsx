@@ -20,26 +20,10 @@ import { liveViews, pendingLaunchViews } from "../../lib/liveness/mod.ts";
 import { PAGE, SessionsTable, viewOfQuery } from "../../islands/sessions_table.tsx";
 import { Actions } from "../../islands/actions.tsx";
 import { TopBar } from "../../islands/top_bar.tsx";
-import { UsageRow } from "../../islands/usage_row.tsx";
+import { usageRowIsland } from "./usage_row.tsx";
 import { Launches } from "../../islands/launches.tsx";
 import { SearchBox } from "../../islands/search_box.tsx";
-import type { UsageReading } from "../../lib/usage/mod.ts";
 import { boardIsland, boardIsOn } from "./sprint.tsx";
-
-/** How long the page waits for plan usage before it renders without it (the row then fetches it). */
-const USAGE_BUDGET_MS = 300;
-
-async function usageIfReady(ctx: ServerContext): Promise<UsageReading[] | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), USAGE_BUDGET_MS)));
-  const agents = usageAgents(loadAgents({ asmHome: ctx.asmHome, env: ctx.env }));
-  const readings = ctx.state.usage.readAll(agents, ctx.env).catch(() => null);
-  try {
-    return await Promise.race([readings, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The top bar's glances and waiting count from the rows the page renders (the poll's own words after). */
 function firstGlance(agents: { name: string }[], rows: SessionView[]) {
@@ -103,9 +87,7 @@ export const sessionsPageRoutes: Route[] = [{
       bundleUrl: bundle.url,
       pollMs,
       topBar: <Island name="TopBar" component={TopBar} props={{ agents, ...firstGlance(agents, rows) }} />,
-      usageRow: (
-        <Island name="UsageRow" component={UsageRow} props={{ readings: await usageIfReady(ctx), now }} />
-      ),
+      usageRow: await usageRowIsland(ctx),
       children: (
         <>
           <Island name="Actions" component={Actions} props={{ agents, folders: knownFolders(ctx) }} />

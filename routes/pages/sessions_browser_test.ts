@@ -230,6 +230,17 @@ Deno.test("the sessions table at every width: Title keeps 160 px to 1024, rows b
         typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
       );
       const at = await page.evaluate(measureTable);
+      const usage = await page.evaluate(() => ({
+        height: document.querySelector(".usage-bar")!.getBoundingClientRect().height,
+        text: (document.querySelector(".usage-bar") as HTMLElement).innerText,
+      }));
+      console.log(`${width} px: the usage row ${Math.round(usage.height)} px high`);
+      assert.ok(usage.height <= 120, `${width} px: the usage row is compact (${usage.height} px)`);
+      assert.doesNotMatch(
+        usage.text,
+        /\/[a-z0-9._-]+\/[a-z0-9._-]+/i,
+        `${width} px: no file path in the row itself`,
+      );
       const layout = at.columns === null
         ? `cards of at most ${at.rowLines} lines`
         : at.columns.map(([name, w]) => `${name} ${Math.round(w)}`).join(", ");
