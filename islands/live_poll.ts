@@ -15,6 +15,7 @@ import {
   ageText,
   closeoutText,
   contextText,
+  contextTip,
   statusTone,
   statusWord,
 } from "../lib/ui/words.ts";
@@ -38,6 +39,7 @@ interface LiveSession {
   activity_word: string | null;
   activity_reason: string | null;
   context_tokens: number | null;
+  context_window?: number | null;
   turns?: number | null;
   last_seen?: string | null;
   project?: string | null;
@@ -95,7 +97,8 @@ async function tick(): Promise<void> {
       setCell("activity", s.asm_id, activityText(s.activity_word, s.activity_reason));
       const live = s.status === "live" || s.status === "starting";
       setCell("activity-tone", s.asm_id, live ? activityTone(s.activity_word) : "none");
-      setCell("context", s.asm_id, contextText(s.context_tokens));
+      setCell("context", s.asm_id, contextText(s.context_tokens, s.context_window));
+      setCell("context-tip", s.asm_id, contextTip(s.context_tokens, s.context_window));
       setCell("turns", s.asm_id, s.turns === null || s.turns === undefined ? "" : String(s.turns));
       setCell("project", s.asm_id, s.project ?? "");
       setCell("closeout", s.asm_id, closeoutText(s.closeout));

@@ -184,7 +184,9 @@ function Row({ v }: { v: SessionView }) {
       >
         {cell("activity", v.id, v.activity)}
       </td>
-      <td class="num context" data-context-for={v.id}>{cell("context", v.id, v.context)}</td>
+      <td class="num context" data-context-for={v.id} title={cell("context-tip", v.id, v.contextTip)}>
+        {cell("context", v.id, v.context)}
+      </td>
       <td class="closeout" data-closeout-for={v.id}>{cell("closeout", v.id, v.closeout)}</td>
       <td class="num turns" data-turns-for={v.id}>{cell("turns", v.id, v.turns)}</td>
       {/* a narrow page shows each row as a two-line card: this empty cell is where the second line starts */}

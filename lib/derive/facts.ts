@@ -32,6 +32,7 @@ export function newFacts(sessionId: string | null = null): SessionFacts {
     summary: null,
     model: null,
     context_tokens: null,
+    context_window: null,
     agent_version: null,
     folders: {},
     skills: {},
@@ -111,6 +112,7 @@ export function mergeFacts(list: SessionFacts[]): SessionFacts {
         "summary",
         "model",
         "context_tokens",
+        "context_window",
         "agent_version",
         "cleared_from_session_id",
       ] as const

@@ -85,6 +85,7 @@ export function deriveSession(facts: SessionFacts, ctx: DeriveContext): DerivedS
     summary: facts.summary,
     model: facts.model,
     context_tokens: facts.context_tokens,
+    context_window: facts.context_window,
     agent_version: facts.agent_version,
     closeout_state: closeoutOf(facts.skills, ctx.closeoutSkill, ctx.skillMarkers),
     project: projectName(score.primary),

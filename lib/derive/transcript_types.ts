@@ -101,6 +101,11 @@ export interface SessionFacts {
   summary: string | null;
   model: string | null;
   context_tokens: number | null;
+  /**
+   * The model's context window in tokens, as the agent recorded it or as its adapter knows the model; null when
+   * neither says (the list then shows the raw count, never a guessed share).
+   */
+  context_window: number | null;
   agent_version: string | null;
   /** Absolute paths the transcript names (tool inputs, working folders) -> mentions. */
   folders: Record<string, number>;

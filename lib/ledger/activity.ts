@@ -60,6 +60,7 @@ export interface LiveRow {
   /** why asm cannot prove the session's process; null when it can */
   unsure_reason: string | null;
   /** the list's cells, so a page patches them as they move: turns, last seen, project, closeout */
+  context_window: number | null;
   turns: number | null;
   last_seen: string | null;
   project: string | null;
@@ -217,7 +218,7 @@ export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveR
   const rows = ledger[DB].prepare(
     `SELECT asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
        context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason, turns, last_seen, project,
-       closeout_state
+       closeout_state, context_window
      FROM sessions
      WHERE status IN ('live', 'starting') ${options.all ? "" : `AND ${HIDDEN_REASON_SQL} IS NULL`}
      ORDER BY started_at DESC, asm_id`,
@@ -235,6 +236,9 @@ export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveR
     context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
     hidden_reason: r.hidden_reason as string | null,
     unsure_reason: r.unsure_reason as string | null,
+    context_window: r.context_window === null || r.context_window === undefined
+      ? null
+      : Number(r.context_window),
     turns: r.turns === null ? null : Number(r.turns),
     last_seen: r.last_seen as string | null,
     project: r.project as string | null,

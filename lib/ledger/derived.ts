@@ -36,6 +36,8 @@ export interface DerivedSession {
   summary: string | null;
   model: string | null;
   context_tokens: number | null;
+  /** the model's context window in tokens; null when not known */
+  context_window: number | null;
   agent_version: string | null;
   closeout_state: "closed" | "open" | null;
   project: string | null;
@@ -129,11 +131,11 @@ const UPSERT_SESSION = `
 INSERT INTO sessions (asm_id, agent, agent_session_id, status, name, imported_name, cwd, transcript_path, source,
   thread_source, harness, started_at, last_seen, ended_at, turns, first_message, title, summary, model,
   context_tokens, agent_version, closeout_state, project, primary_folder, transcript_copy, parent_asm_id,
-  cleared_from_asm_id, derived_at)
+  cleared_from_asm_id, derived_at, context_window)
 VALUES (?1, ?2, ?3, 'ended', ?4, ?4, ?5, ?6, ?7,
   ?8, ?9, ?10, ?11, NULL, ?12, ?13, ?14, ?15, ?16,
   ?17, ?18, ?19, ?20, ?21, ?22, ?23,
-  ?24, ?25)
+  ?24, ?25, ?26)
 ON CONFLICT (asm_id) DO UPDATE SET
   name = CASE WHEN sessions.name IS NULL OR sessions.name = sessions.imported_name THEN excluded.name
     ELSE sessions.name END,
@@ -155,6 +157,7 @@ ON CONFLICT (asm_id) DO UPDATE SET
   summary = excluded.summary,
   model = excluded.model,
   context_tokens = excluded.context_tokens,
+  context_window = excluded.context_window,
   agent_version = COALESCE(excluded.agent_version, sessions.agent_version),
   closeout_state = excluded.closeout_state,
   project = excluded.project,
@@ -220,6 +223,7 @@ export function writeDerived(
         s.parent_asm_id,
         s.cleared_from_asm_id,
         batch.now,
+        s.context_window,
       );
       // a new row has no day, folder or skill rows to replace (the writes of a cold import halve)
       if (existed) { for (const c of clear) c.run(s.asm_id); }
@@ -257,6 +261,8 @@ export interface SessionView {
   project: string | null;
   turns: number | null;
   context_tokens: number | null;
+  /** the model's context window; null when not known */
+  context_window: number | null;
   closeout: "closed" | "open" | null;
   skills: string[];
   hidden: boolean;
@@ -271,12 +277,13 @@ export interface SessionView {
 export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}): SessionView[] {
   const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
   // a read-only reader may look at a ledger a server of an older asm still writes (schema 5 has no such column)
-  const unsure = db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'unsure_reason'").get()
-    ? "unsure_reason"
-    : "NULL";
+  const has = (column: string) =>
+    db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = ?").get(column) !== undefined;
+  const unsure = has("unsure_reason") ? "unsure_reason" : "NULL";
+  const window = has("context_window") ? "context_window" : "NULL";
   const rows = db.prepare(
     `SELECT asm_id, agent, agent_session_id, status, COALESCE(NULLIF(name, ''), title) AS title, project, turns,
-       context_tokens, closeout_state, started_at, last_seen, ${unsure} AS unsure_reason,
+       context_tokens, ${window} AS context_window, closeout_state, started_at, last_seen, ${unsure} AS unsure_reason,
        ${HIDDEN_REASON_SQL} AS hidden_reason
      FROM sessions ${where} ORDER BY last_seen IS NULL, last_seen DESC, asm_id`,
   ).all() as Row[];
@@ -297,6 +304,7 @@ export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}
     project: r.project as string | null,
     turns: r.turns === null ? null : Number(r.turns),
     context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
+    context_window: r.context_window === null ? null : Number(r.context_window),
     closeout: r.closeout_state as "closed" | "open" | null,
     skills: skills.get(String(r.asm_id)) ?? [],
     hidden: r.hidden_reason !== null,

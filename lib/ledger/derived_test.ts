@@ -41,6 +41,7 @@ function derived(sid: string, over: Partial<DerivedSession> = {}): DerivedSessio
     summary: null,
     model: "m",
     context_tokens: 1234,
+    context_window: null,
     agent_version: "1.0",
     closeout_state: "open",
     project: "app",

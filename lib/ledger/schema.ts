@@ -11,6 +11,7 @@ import { MIGRATION_4_SEARCH } from "./schema_search.ts";
 import { MIGRATION_5_RULES } from "./schema_rules.ts";
 import { MIGRATION_6_UNSURE } from "./schema_unsure.ts";
 import { MIGRATION_7_BOARD } from "./schema_board.ts";
+import { MIGRATION_8_WINDOW } from "./schema_window.ts";
 
 export type { Migration };
 
@@ -145,6 +146,7 @@ CREATE TABLE meta (
   MIGRATION_5_RULES,
   MIGRATION_6_UNSURE,
   MIGRATION_7_BOARD,
+  MIGRATION_8_WINDOW,
 ];
 
 /** The version a fully migrated ledger reports. */

@@ -27,7 +27,8 @@ export interface LiveSessionView {
   hidden_reason: string | null;
   /** Why asm cannot prove the session's process (the page reads UNSURE, not LIVE); null when it can. */
   unsure_reason: string | null;
-  /** The list's cells of this session, patched in place as they move. */
+  /** The list's cells of this session, patched in place as they move (context as a share of this window). */
+  context_window: number | null;
   turns: number | null;
   last_seen: string | null;
   project: string | null;
@@ -83,6 +84,7 @@ export function liveViews(rows: readonly LiveRow[]): LiveSessionView[] {
     context_tokens: r.context_tokens,
     hidden_reason: r.hidden_reason,
     unsure_reason: r.unsure_reason,
+    context_window: r.context_window,
     turns: r.turns,
     last_seen: r.last_seen,
     project: r.project,

@@ -15,6 +15,7 @@ function row(overrides: Partial<LiveRow> = {}): LiveRow {
     activity_reason: null,
     activity_at: "2026-11-29T22:00:00.000Z",
     context_tokens: null,
+    context_window: null,
     hidden_reason: null,
     unsure_reason: null,
     turns: 3,

@@ -9,6 +9,7 @@ import {
   ageText,
   closeoutText,
   contextText,
+  contextTip,
   statusTone,
   statusWord,
   type Tone,
@@ -27,6 +28,8 @@ export interface SessionFacts {
   project: string | null;
   turns: number | null;
   context_tokens: number | null;
+  /** the model's context window; absent or null when not known */
+  context_window?: number | null;
   closeout: string | null;
   hidden_reason: string | null;
   /** why asm cannot prove a live session's process (it reads UNSURE); null when it can */
@@ -58,6 +61,8 @@ export interface SessionView {
   /** colour and shape of the activity cell */
   activityTone: Tone;
   context: string;
+  /** the raw tokens and the window, for the Context cell's tooltip */
+  contextTip: string;
   closeout: string;
   turns: string;
   lastSeen: string | null;
@@ -85,7 +90,8 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
     activityWord: live ? s.activity_word ?? null : null,
     activityReason: live ? s.activity_reason ?? null : null,
     activityTone: live ? activityTone(s.activity_word) : "none",
-    context: contextText(s.context_tokens),
+    context: contextText(s.context_tokens, s.context_window),
+    contextTip: contextTip(s.context_tokens, s.context_window),
     closeout: closeoutText(s.closeout),
     turns: s.turns === null ? "" : String(s.turns),
     lastSeen: s.last_seen,

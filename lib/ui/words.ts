@@ -33,12 +33,28 @@ export function statusWord(
   }
 }
 
-/** Context tokens as the gauge's text: null is "no reading", a state and not a zero. */
-export function contextText(tokens: number | null | undefined): string {
-  if (tokens === null || tokens === undefined) return "no reading";
+/** A token count as a person reads it: 84k, 1.2M. */
+function tokensText(tokens: number): string {
   if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
   if (tokens >= 1_000) return `${Math.round(tokens / 1_000)}k`;
   return String(tokens);
+}
+
+/**
+ * The Context cell: the share of the model's window in use ("42%"), or the raw count when the window is not
+ * known (never a guessed share); null tokens are "no reading", a state and not a zero.
+ */
+export function contextText(tokens: number | null | undefined, window?: number | null): string {
+  if (tokens === null || tokens === undefined) return "no reading";
+  if (window) return `${Math.min(999, Math.round((tokens / window) * 100))}%`;
+  return tokensText(tokens);
+}
+
+/** The Context cell's tooltip: the raw tokens of the window, or why there is no share. */
+export function contextTip(tokens: number | null | undefined, window?: number | null): string {
+  if (tokens === null || tokens === undefined) return "no context reading yet";
+  if (window) return `${tokensText(tokens)} of ${tokensText(window)} tokens in the model's window`;
+  return `${tokensText(tokens)} tokens; the model's window is not known`;
 }
 
 /** The activity word with its reason, for a live session ("" when not live). */

@@ -4,6 +4,7 @@ import {
   activityTone,
   ageText,
   contextText,
+  contextTip,
   NEEDS_ME_FIRST,
   statusTone,
   statusWord,
@@ -64,4 +65,12 @@ Deno.test("every state has one tone, whatever the agent: the words asm shows dec
     ["waiting", "attention"],
     "what waits on the person comes first",
   );
+});
+
+Deno.test("context reads as a share of the model's window, raw tokens in the tip; no window, no guessed share", () => {
+  assert.equal(contextText(84_000, 200_000), "42%");
+  assert.equal(contextTip(84_000, 200_000), "84k of 200k tokens in the model's window");
+  assert.equal(contextText(84_000, null), "84k");
+  assert.equal(contextTip(84_000, null), "84k tokens; the model's window is not known");
+  assert.equal(contextText(null, 200_000), "no reading");
 });

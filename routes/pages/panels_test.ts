@@ -113,6 +113,7 @@ function derivedRow(sid: string, over: Partial<DerivedSession>): DerivedSession 
     summary: null,
     model: null,
     context_tokens: null,
+    context_window: null,
     agent_version: null,
     closeout_state: null,
     project: "web",

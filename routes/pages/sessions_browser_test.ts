@@ -355,6 +355,7 @@ function derivedRow(agent: string, sid: string, over: Partial<DerivedSession> = 
     summary: null,
     model: null,
     context_tokens: null,
+    context_window: null,
     agent_version: null,
     closeout_state: null,
     project: "website",
@@ -409,7 +410,15 @@ Deno.test("every cell true without a reload: turns, last seen, project and close
     );
     const before = await page.evaluate(renders);
     writeDerived(server.ledger, {
-      sessions: [derivedRow("claude", "a", { turns: 7, project: "website-v2", closeout_state: "open" })],
+      sessions: [
+        derivedRow("claude", "a", {
+          turns: 7,
+          project: "website-v2",
+          closeout_state: "open",
+          context_tokens: 84_000,
+          context_window: 200_000,
+        }),
+      ],
       files: [],
       now: new Date().toISOString(),
     });
@@ -426,6 +435,14 @@ Deno.test("every cell true without a reload: turns, last seen, project and close
         a,
       ),
       ["7", "website-v2", "open"],
+    );
+    await page.waitForFunction(
+      (id) => document.querySelector(`[data-context-for="${id}"]`)?.textContent === "42%",
+      a,
+    );
+    assert.equal(
+      await page.locator(`[data-context-for="${a}"]`).getAttribute("title"),
+      "84k of 200k tokens in the model's window",
     );
     assert.equal(await page.evaluate(renders), before, "patched in place, no render");
     assert.match(

@@ -168,13 +168,25 @@ function onUser(state: ClaudeState, line: Record<string, unknown>): void {
   if (isTyped(line, text)) addTurn(f, iso, readableCommand(text));
 }
 
+/**
+ * The context window of a Claude model, as Anthropic documents them: 200,000 tokens; a model id asking for the
+ * 1M window (`[1m]`) has 1,000,000. Null for a model that is not Claude's (a proxy's own name): never a guess.
+ */
+export function claudeContextWindow(model: string): number | null {
+  if (!/^claude-/i.test(model)) return null;
+  return /\[1m\]/i.test(model) ? 1_000_000 : 200_000;
+}
+
 function onAssistant(state: ClaudeState, line: Record<string, unknown>): void {
   if (line.isSidechain === true && !state.subagent) return;
   noteLine(state, line);
   const f = state.facts;
   const message = obj(line, "message");
   const model = str(message, "model");
-  if (model !== null && model !== "<synthetic>") f.model = model;
+  if (model !== null && model !== "<synthetic>") {
+    f.model = model;
+    f.context_window = claudeContextWindow(model);
+  }
   const usage = obj(message, "usage");
   if (usage !== undefined) {
     const parts = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"]

@@ -4,6 +4,7 @@ import { denoIo } from "../../history/mod.ts";
 import { fixture } from "../_test_utils.ts";
 import {
   classifyClaudeLine,
+  claudeContextWindow,
   claudeHead,
   claudeSkipsOnBytes,
   claudeTranscripts,
@@ -52,6 +53,7 @@ const CASES: [string, Partial<SessionFacts>][] = [
     days: { "2026-11-29": 3 },
     first_message: "hello plain A",
     model: "claude-opus-5-5",
+    context_window: 200_000, // a Claude model's documented window
     context_tokens: 2776 + 1000 + 2000 + 42, // the last assistant usage: 5818
     cwd: "/tmp/cc-proj-3",
     started_at: "2026-11-29T22:13:07.491Z",
@@ -281,4 +283,10 @@ Deno.test("a line skipped on its bytes alone is one the head would skip too, on 
   }
   // most lines are attachments and bookkeeping records: the byte check must actually catch them
   assert.ok(skipped > lines / 3, `${skipped} of ${lines} skipped on bytes`);
+});
+
+Deno.test("a Claude model's window is the documented one, the 1M window when the id asks for it, none for a stranger", () => {
+  assert.equal(claudeContextWindow("claude-sonnet-4-5"), 200_000);
+  assert.equal(claudeContextWindow("claude-sonnet-4-5[1m]"), 1_000_000);
+  assert.equal(claudeContextWindow("mock"), null);
 });

@@ -171,6 +171,10 @@ function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
       return;
     }
     case "event_msg": {
+      // the window Codex itself reports with each turn and each count
+      const window = num(payload, "model_context_window") ??
+        num(obj(payload, "info"), "model_context_window");
+      if (window !== null && window > 0) f.context_window = window;
       if (payload.type !== "token_count") return;
       const info = obj(payload, "info");
       const last = num(obj(info, "last_token_usage"), "total_tokens");

@@ -46,6 +46,7 @@ const CASES: [string, Partial<SessionFacts>][] = [
     first_message: "hello there",
     model: "mock-model",
     context_tokens: 1231,
+    context_window: 258400, // Codex's own model_context_window, from the rollout
     agent_version: "0.169.0",
     cwd: "/tmp/cx-work/proj1",
     started_at: "2026-11-29T22:12:08.023Z", // the thread's creation, from session_meta

@@ -85,6 +85,14 @@ function partsText(content: unknown): { text: string; tool: boolean } {
 }
 
 /** The text a person typed in a user record, or null when the record is context or a tool result. */
+/**
+ * The context window of a Gemini model as Google documents the 2.5 and later models Gemini CLI runs: 1,048,576
+ * tokens. Null for any other name: never a guess.
+ */
+export function geminiContextWindow(model: string): number | null {
+  return /^gemini-/i.test(model) ? 1_048_576 : null;
+}
+
 export function typedGeminiText(record: Record<string, unknown>): string | null {
   const { text: raw, tool } = partsText(record.content);
   if (tool) return null;
@@ -243,7 +251,10 @@ export function geminiFacts(states: unknown[], files: TranscriptFile[]): Session
       if (f.first_message === null && r.text) f.first_message = r.text;
     } else if (r.t === "gemini") {
       if (r.tokens !== undefined && r.tokens !== null) f.context_tokens = r.tokens;
-      if (r.model) f.model = r.model;
+      if (r.model) {
+        f.model = r.model;
+        f.context_window = geminiContextWindow(r.model);
+      }
       for (const p of r.paths ?? []) mentionPath(f, p);
     }
   }
