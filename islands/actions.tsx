@@ -5,9 +5,10 @@
  * A dialog renders when a person opens it, never on a poll.
  * @module
  */
-import { signal } from "@preact/signals";
+import { computed, signal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "./api.ts";
+import { cell } from "./live_store.ts";
 
 /** An agent as the dialogs offer it. */
 export interface AgentChoice {
@@ -86,19 +87,34 @@ function field(form: HTMLFormElement, name: string): string {
 
 /** The buttons of one row (rendered inside the table; they only open dialogs or post). */
 export function RowActions(
-  { id, agent, title, live }: { id: string; agent: string; title: string; live: boolean },
+  { id, agent, title, live, pane }: {
+    id: string;
+    agent: string;
+    title: string;
+    live: boolean;
+    pane?: boolean;
+  },
 ) {
   const target = { id, agent, title };
+  // Jump and Send only where asm has proven the session's pane (it refuses them elsewhere); the poll flips it
+  const pane$ = cell("no-pane", id, pane ? "" : "hidden");
+  const noPane = computed(() => pane$.value === "hidden");
   return (
     <span class="row-actions">
       {live
         ? (
           <>
             <button type="button" onClick={() => openDialog({ kind: "end", ...target })}>END</button>
-            <button type="button" onClick={() => run(`Jump to ${title}`, `/api/sessions/${id}/focus`, {})}>
+            <button
+              type="button"
+              hidden={noPane}
+              onClick={() => run(`Jump to ${title}`, `/api/sessions/${id}/focus`, {})}
+            >
               Jump
             </button>
-            <button type="button" onClick={() => openDialog({ kind: "send", ...target })}>Send</button>
+            <button type="button" hidden={noPane} onClick={() => openDialog({ kind: "send", ...target })}>
+              Send
+            </button>
           </>
         )
         : (

@@ -40,6 +40,7 @@ interface LiveSession {
   activity_reason: string | null;
   context_tokens: number | null;
   context_window?: number | null;
+  pane?: boolean;
   turns?: number | null;
   last_seen?: string | null;
   project?: string | null;
@@ -99,6 +100,7 @@ async function tick(): Promise<void> {
       setCell("activity-tone", s.asm_id, live ? activityTone(s.activity_word) : "none");
       setCell("context", s.asm_id, contextText(s.context_tokens, s.context_window));
       setCell("context-tip", s.asm_id, contextTip(s.context_tokens, s.context_window));
+      setCell("no-pane", s.asm_id, s.pane ? "" : "hidden");
       setCell("turns", s.asm_id, s.turns === null || s.turns === undefined ? "" : String(s.turns));
       setCell("project", s.asm_id, s.project ?? "");
       setCell("closeout", s.asm_id, closeoutText(s.closeout));

@@ -193,7 +193,7 @@ function Row({ v }: { v: SessionView }) {
       <td class="line-break" aria-hidden="true" />
       <td class="age seen" data-seen-for={v.id} data-seen={v.lastSeen ?? ""}>{cell("seen", v.id, v.seen)}</td>
       <td class="acts">
-        <RowActions id={v.id} agent={v.agent} title={v.title} live={v.live} />
+        <RowActions id={v.id} agent={v.agent} title={v.title} live={v.live} pane={v.pane} />
       </td>
     </tr>
   );

@@ -5,7 +5,7 @@ import { bootId, identityOf, isSameProcess } from "../procs/mod.ts";
 import { asmIdOf, launchRow, Ledger, recordActivity } from "../ledger/mod.ts";
 import { hookEvent } from "../ledger/_test_utils.ts";
 import { NASTY_PROMPT } from "./builder_test.ts";
-import { endSession, focusSession, sendCommand } from "./control.ts";
+import { endSession, focusSession, provenPanes, sendCommand } from "./control.ts";
 import { type ActionDeps, ActionRefused, type RefusalKind } from "./deps.ts";
 import { isPureAscii } from "./script.ts";
 import { continueWith, launchSession, resumeSession } from "./start.ts";
@@ -252,6 +252,21 @@ Deno.test("send refuses a session whose process is in no pane asm can see, and w
     await refused(sendCommand(w.deps, asmId, "/help"), "conflict", /in no pane asm can see/);
     await refused(sendCommand(w.deps, asmId, "rm -rf /"), "invalid", /only a slash command/);
     await refused(sendCommand(w.deps, asmId, "/a\nb"), "invalid", /one line/);
+  } finally {
+    await outside.stdin.close();
+    await outside.status;
+  }
+});
+
+Deno.test("the list's Jump and Send: a session in a proven pane is offered them, one outside any pane is not", async () => {
+  await using w = world();
+  assert.deepEqual(await provenPanes(w.deps, []), new Set(), "no session: tmux is not even asked");
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const inPane = w.session((await w.started()).pid);
+  const outside = new Deno.Command("head", { args: ["-n", "1"], stdin: "piped", stdout: "null" }).spawn();
+  try {
+    const loose = w.session(outside.pid);
+    assert.deepEqual(await provenPanes(w.deps, [inPane, loose, "no-such-session"]), new Set([inPane]));
   } finally {
     await outside.stdin.close();
     await outside.status;

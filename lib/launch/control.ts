@@ -281,6 +281,30 @@ export async function sendCommand(deps: ActionDeps, asmId: string, text: unknown
   return { asm_id: asmId, pane_id: pane.paneId, window_id: pane.windowId, typed: text as string };
 }
 
+/**
+ * Which of these sessions have a pane proven to hold their process (one listing of the host's panes): the list
+ * offers Jump and Send only on those, since asm refuses the others.
+ */
+export async function provenPanes(deps: ActionDeps, asmIds: readonly string[]): Promise<Set<string>> {
+  const proven = new Set<string>();
+  if (asmIds.length === 0) return proven;
+  let panes: PaneInfo[];
+  try {
+    panes = await deps.host.panes();
+  } catch {
+    return proven; // no terminal host: no pane is proven
+  }
+  for (const asmId of asmIds) {
+    try {
+      const { runs, procs } = proveSession(deps, asmId, "focus");
+      if (runs.some(({ proc }) => paneCarrying(panes, procs, proc.pid))) proven.add(asmId);
+    } catch {
+      // not provable: no pane
+    }
+  }
+  return proven;
+}
+
 /** Brings the session's own window forward, after the same proof. */
 export async function focusSession(deps: ActionDeps, asmId: string): Promise<FocusResult> {
   const pane = await provenPane(deps, asmId, "focus");

@@ -21,13 +21,20 @@ export {
   endSession,
   type FocusResult,
   focusSession,
+  provenPanes,
   sendCommand,
   type SendResult,
   sharedRefusal,
 } from "./control.ts";
 export type { CorrelateReport } from "./correlate.ts";
 export { paneCarrying } from "./proof.ts";
-export { actionDeps, CORRELATE_EVERY_MS, correlateForServer, type LaunchContext } from "./service.ts";
+export {
+  actionDeps,
+  CORRELATE_EVERY_MS,
+  correlateForServer,
+  type LaunchContext,
+  panesForServer,
+} from "./service.ts";
 export {
   type OpenedWindow,
   type OpenRequest,

@@ -10,6 +10,7 @@ import { harnessRoots } from "../config/mod.ts";
 import { loadAgents } from "../agents/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { correlateOnce, type CorrelateReport } from "./correlate.ts";
+import { provenPanes } from "./control.ts";
 import type { ActionDeps } from "./deps.ts";
 import { tmuxClientEnv, tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
 import type { LogLine } from "../lang/mod.ts";
@@ -34,6 +35,11 @@ export function actionDeps(ctx: LaunchContext): ActionDeps {
     allowHookTrustBypass: ctx.mode === "testing",
     log: ctx.log,
   };
+}
+
+/** The live sessions whose pane is proven, for the list's Jump and Send (the `panes` service, every 5 s). */
+export async function panesForServer(ctx: LaunchContext, asmIds: readonly string[]): Promise<Set<string>> {
+  return await provenPanes(actionDeps(ctx), asmIds);
 }
 
 /** The correlation service's period. */

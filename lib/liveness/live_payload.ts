@@ -27,6 +27,8 @@ export interface LiveSessionView {
   hidden_reason: string | null;
   /** Why asm cannot prove the session's process (the page reads UNSURE, not LIVE); null when it can. */
   unsure_reason: string | null;
+  /** A pane proven to hold its process: the list offers Jump and Send (asm refuses them otherwise). */
+  pane: boolean;
   /** The list's cells of this session, patched in place as they move (context as a share of this window). */
   context_window: number | null;
   turns: number | null;
@@ -70,8 +72,12 @@ export interface LivePayload {
 }
 
 /** Pure: the rows as the page shows them. */
-export function liveViews(rows: readonly LiveRow[]): LiveSessionView[] {
+export function liveViews(
+  rows: readonly LiveRow[],
+  panes: ReadonlySet<string> = new Set(),
+): LiveSessionView[] {
   return rows.map((r) => ({
+    pane: panes.has(r.asm_id),
     asm_id: r.asm_id,
     agent: r.agent,
     agent_session_id: r.agent_session_id,
@@ -124,8 +130,9 @@ export function livePayload(
   launches: readonly PendingLaunchView[] = [],
   boardDigest: string | null = null,
   listDigest: string | null = null,
+  panes: ReadonlySet<string> = new Set(),
 ): LivePayload {
-  const sessions = liveViews(rows);
+  const sessions = liveViews(rows, panes);
   return {
     revision: revision.observe(sessions, launches, boardDigest, listDigest),
     now,

@@ -9,7 +9,7 @@
 import { pollOnce } from "../liveness/mod.ts";
 import { liveRows } from "../ledger/mod.ts";
 import { IMPORT_EVERY_MS, ownsAgentHomes, REFRESH_EVERY_MS } from "../history/mod.ts";
-import { CORRELATE_EVERY_MS, correlateForServer } from "../launch/mod.ts";
+import { CORRELATE_EVERY_MS, correlateForServer, panesForServer } from "../launch/mod.ts";
 import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";
 import { pruneProcessed } from "./data_folder.ts";
@@ -44,6 +44,14 @@ export const SERVICES: readonly Service[] = [
       // a driven session arriving in or leaving the live set wakes the board's sweep
       // (the planner's live set: hidden rows too, a session in a harness folder is still on the board)
       ctx.state.board.observeLive(liveRows(ctx.ledger, { all: true }).map((r) => r.asm_id));
+    },
+  },
+  // which live sessions' panes are proven (one listing of tmux's panes): the list offers Jump and Send on those
+  {
+    name: "panes",
+    everyMs: 5000,
+    run: async (ctx) => {
+      ctx.state.panes = await panesForServer(ctx, liveRows(ctx.ledger, { all: true }).map((r) => r.asm_id));
     },
   },
   // the history import: at start and every 15 minutes; the refresh re-derives transcripts that grew

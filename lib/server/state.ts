@@ -33,6 +33,8 @@ export interface ServerState {
   ledgerWatch: LedgerWatch;
   /** The board: its outliner, the claims, what the server believes of it, the sweep's cadence. */
   board: BoardRuntime;
+  /** The live sessions whose pane asm has proven (the `panes` service): the list offers Jump and Send on them. */
+  panes: Set<string>;
 }
 
 /** A new server's state. */
@@ -50,6 +52,7 @@ export function newServerState(deps: {
     usage: new UsageCache({ log: deps.log }),
     liveRevisions: { visible: new LiveRevision(), all: new LiveRevision() },
     sessionsBodies: new Map(),
+    panes: new Set(),
     drain: newDrainState(),
     ledgerWatch: new LedgerWatch({ ledger: deps.ledger, asmHome: deps.asmHome, log: deps.log }),
     board: new BoardRuntime({

@@ -37,6 +37,8 @@ export interface SessionFacts {
   last_seen: string | null;
   /** the word a person reads (`Working`, ...), from the live payload */
   activity_word?: string | null;
+  /** a pane proven to hold its process (the live payload): Jump and Send are offered */
+  pane?: boolean;
   activity_reason?: string | null;
 }
 
@@ -54,6 +56,8 @@ export interface SessionView {
   /** colour and shape of the status cell */
   statusTone: Tone;
   live: boolean;
+  /** a pane is proven: the row offers Jump and Send */
+  pane: boolean;
   activity: string;
   /** the activity's word and reason apart (the top bar's glance) */
   activityWord: string | null;
@@ -86,6 +90,7 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
     statusTip: tip,
     statusTone: statusTone(word),
     live,
+    pane: live && s.pane === true,
     activity: live ? activityText(s.activity_word, s.activity_reason) : "",
     activityWord: live ? s.activity_word ?? null : null,
     activityReason: live ? s.activity_reason ?? null : null,
@@ -103,12 +108,12 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
 /** Joins the list rows with the live payload's activity (by asm id). */
 export function withActivity(
   rows: SessionFacts[],
-  live: { asm_id: string; activity_word: string | null; activity_reason: string | null }[],
+  live: { asm_id: string; activity_word: string | null; activity_reason: string | null; pane?: boolean }[],
 ): SessionFacts[] {
   const byId = new Map(live.map((l) => [l.asm_id, l]));
   return rows.map((r) => {
     const l = byId.get(r.asm_id);
-    return l ? { ...r, activity_word: l.activity_word, activity_reason: l.activity_reason } : r;
+    return l ? { ...r, activity_word: l.activity_word, activity_reason: l.activity_reason, pane: l.pane } : r;
   });
 }
 

@@ -25,6 +25,7 @@ export const liveRoutes: Route[] = [{
         pendingLaunchViews(ctx.ledger),
         ctx.state.board.digest(),
         listDigest(ctx.ledger),
+        ctx.state.panes,
       ),
     );
   },

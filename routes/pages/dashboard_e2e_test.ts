@@ -51,6 +51,9 @@ Deno.test({
       assert.equal(session.agent, "claude");
       assert.equal(await world.windows(), windowsBefore + 1);
       const sessionId = session.agent_session_id;
+      // its pane is proven (the panes service): the row offers Jump and Send
+      await row.getByRole("button", { name: "Jump", exact: true }).waitFor({ timeout: 15_000 });
+      assert.equal(await row.getByRole("button", { name: "Send", exact: true }).isVisible(), true);
       // let the first turn finish before END: Claude writes its transcript only with the first prompt, and a
       // session ended before that has nothing to resume
       await world.until(

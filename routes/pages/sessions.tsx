@@ -67,7 +67,7 @@ export const sessionsPageRoutes: Route[] = [{
     const pollMs = Math.max(200, Number(url.searchParams.get("poll_ms")) || POLL_MS);
     const now = Date.now();
     // the same two sources the browser reads afterwards (/api/sessions and /api/live), so they never disagree
-    const live = liveViews(liveRows(ctx.ledger, { all }));
+    const live = liveViews(liveRows(ctx.ledger, { all }), ctx.state.panes);
     const rows = sortViews(
       withActivity(sessionViews(ctx.ledger, { all }), live).map((row) => sessionView(row, now)),
     );

@@ -504,6 +504,13 @@ Deno.test("everyday controls: filters and sort in the address, true counts, dial
 
     // END asks first; Esc keeps the session
     const live = page.locator("tbody tr").first();
+    // a session asm has proven no pane for is offered no Jump or Send (asm would refuse them)
+    assert.deepEqual(
+      await live.evaluate((tr) =>
+        [...tr.querySelectorAll("button")].filter((b) => !b.hidden).map((b) => b.textContent)
+      ),
+      ["END"],
+    );
     await live.getByRole("button", { name: "END", exact: true }).click();
     assert.match(await page.locator(".dialog h2").innerText(), /^END .*\?$/);
     // Enter confirms: the dialog's END button takes the focus
