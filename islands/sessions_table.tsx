@@ -161,8 +161,13 @@ function Row({ v }: { v: SessionView }) {
       <td class="agent">
         <span class={`chip chip-${v.agent}`}>{v.agent}</span>
       </td>
-      <td class="title" data-title-for={v.id} title={cell("title", v.id, v.title)}>
-        {v.hiddenReason && <span class="hidden-why">hidden: {v.hiddenReason}</span>}
+      <td
+        class="title"
+        data-title-for={v.id}
+        // a hidden row says why before its title (drawn by the style, so the title's tooltip stays the title)
+        data-hidden={v.hiddenReason ?? undefined}
+        title={cell("title", v.id, v.title)}
+      >
         <a href={`/sessions/${v.id}`}>{cell("title", v.id, v.title)}</a>
       </td>
       <td class="project" data-project-for={v.id} title={cell("project", v.id, v.project)}>

@@ -86,8 +86,9 @@ tr.flash td { background: var(--chip); }
 th button.th { all: unset; cursor: pointer; font-weight: 600; color: var(--muted); }
 th button.th:focus-visible { outline: 2px solid var(--accent); }
 td.title a { color: inherit; text-decoration: none; } td.title a:hover { text-decoration: underline; }
-.hidden-why { font-size: 11px; color: var(--muted); border: 1px solid var(--line); border-radius: 3px; padding: 0 4px;
-  margin-right: 6px; } a.hidden-rows { color: var(--muted); }
+td.title[data-hidden]::before { content: "hidden: " attr(data-hidden); font-size: 11px; color: var(--muted);
+  border: 1px solid var(--line); border-radius: 3px; padding: 0 4px; margin-right: 6px; }
+a.hidden-rows { color: var(--muted); }
 a.tile { color: inherit; text-decoration: none; display: block; } a.tile:hover, a.tile:focus-visible {
   border-color: var(--accent); }
 .year svg { max-width: 100%; height: auto; } .year text { font-size: 9px; fill: var(--muted); }

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { loadAgents } from "../../lib/agents/mod.ts";
 import { liveWorld } from "../../verify/live_world.ts";
-import { launchChromium, openWithKey } from "../../verify/browser.ts";
+import { launchChromium, measureTable, openWithKey } from "../../verify/browser.ts";
 
 Deno.test({
   name: "a session launched from the dialog goes live, ENDs from its row, and RESUMEs as the same session; " +
@@ -134,6 +134,22 @@ Deno.test({
         Deno.readTextFileSync(`${world.asmHome}/board.testing.md`),
         /## IN PROCESS \^asm-process\n- Started from the page #webapp #claude \^c-page01\n/,
       );
+
+      // the same page, with these real sessions, resized across the widths a person uses
+      for (const width of [1920, 1440, 1280, 1024, 768, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        const at = await page.evaluate(measureTable);
+        const title = at.columns?.find(([name]) => name.startsWith("Title"))?.[1];
+        console.log(
+          `${width} px, real sessions: ${
+            at.columns === null ? `cards of ${at.rowLines} lines` : `Title ${title}`
+          }; ` +
+            `page scroll ${at.pageScroll} px; ${at.overflowing.length} cells overflow`,
+        );
+        assert.equal(at.pageScroll, 0, `${width} px: ${at.sticking.join("; ")}`);
+        assert.deepEqual(at.overflowing, [], `${width} px: ${JSON.stringify(at.overflowing)}`);
+        if (width >= 1024) assert.ok(title !== undefined && title >= 160, `${width} px: Title ${title}`);
+      }
     } finally {
       clearInterval(drainer);
       await browser.close();

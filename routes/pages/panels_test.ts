@@ -82,9 +82,12 @@ Deno.test("panels a person reads: the heat map's months, weekdays, legend and da
       "the list opens filtered by the project",
     );
     const all = parseHTML(await (await fetch(`${server.url}/?all=1`)).text()).document;
-    assert.deepEqual([...all.querySelectorAll(".hidden-why")].map((e) => e.textContent), [
-      "hidden: sub-agent",
-    ]);
+    assert.deepEqual(
+      [...all.querySelectorAll("td.title[data-hidden]")].map((e) => e.getAttribute("data-hidden")),
+      [
+        "sub-agent",
+      ],
+    );
   } finally {
     await server.close();
     Deno.removeSync(home, { recursive: true });
