@@ -57,6 +57,7 @@ const FIELDS = [
   "project",
   "turns",
   "context_tokens",
+  "context_window",
   "closeout",
   "skills",
   "hidden",
