@@ -42,14 +42,24 @@ export interface TableView {
   agent: string;
   status: "" | "live" | "ended";
   project: string;
-  sort: "" | "title" | "project" | "turns" | "seen" | "needs";
+  sort: "" | "agent" | "title" | "project" | "status" | "context" | "turns" | "seen" | "needs";
 }
 
 /** Every row known (null until something needed them all), in the default order. */
 const known = signal<SessionView[] | null>(null);
 /** How many rows are shown. */
 const limit = signal(PAGE);
-const SORTS: readonly TableView["sort"][] = ["", "title", "project", "turns", "seen", "needs"];
+const SORTS: readonly TableView["sort"][] = [
+  "",
+  "agent",
+  "title",
+  "project",
+  "status",
+  "context",
+  "turns",
+  "seen",
+  "needs",
+];
 
 /** Pure: the view a page address asks for (`?agent=&status=&project=&sort=`); anything unknown is the default. */
 export function viewOfQuery(query: string): TableView {
@@ -125,7 +135,12 @@ export function applyView(rows: SessionView[], v: TableView): SessionView[] {
   );
   const by: Record<TableView["sort"], ((a: SessionView, b: SessionView) => number) | null> = {
     "": null,
+    agent: (a, b) => a.agent.localeCompare(b.agent),
     title: (a, b) => a.title.localeCompare(b.title),
+    // live first (as the default order), then by the status word
+    status: (a, b) => Number(b.live) - Number(a.live) || a.statusWord.localeCompare(b.statusWord),
+    // the fullest context first; no reading last
+    context: (a, b) => (b.contextRank ?? -1) - (a.contextRank ?? -1),
     project: (a, b) => a.project.localeCompare(b.project) || a.title.localeCompare(b.title),
     turns: (a, b) => (Number(b.turns) || 0) - (Number(a.turns) || 0),
     seen: (a, b) => (b.lastSeen ?? "").localeCompare(a.lastSeen ?? ""),
@@ -299,12 +314,12 @@ export function SessionsTable({ rows, total: count, all, asked, hidden = [] }: S
       <table class="sessions">
         <thead>
           <tr>
-            <th class="agent">Agent</th>
+            <SortHeader label="Agent" sort="agent" column="agent" />
             <SortHeader label="Title" sort="title" column="title" />
             <SortHeader label="Project" sort="project" column="project" />
-            <th class="status">Status</th>
+            <SortHeader label="Status" sort="status" column="status" />
             <th class="activity">Activity</th>
-            <th class="num context">Context</th>
+            <SortHeader label="Context" sort="context" column="context" num />
             <th class="closeout">Closeout</th>
             <SortHeader label="Turns" sort="turns" column="turns" num />
             <th class="line-break" aria-hidden="true" />

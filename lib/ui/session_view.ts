@@ -65,6 +65,8 @@ export interface SessionView {
   /** colour and shape of the activity cell */
   activityTone: Tone;
   context: string;
+  /** the context's share of the window (0-1), else its raw tokens as a share of a million; null: no reading */
+  contextRank: number | null;
   /** the raw tokens and the window, for the Context cell's tooltip */
   contextTip: string;
   closeout: string;
@@ -96,6 +98,9 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
     activityReason: live ? s.activity_reason ?? null : null,
     activityTone: live ? activityTone(s.activity_word) : "none",
     context: contextText(s.context_tokens, s.context_window),
+    contextRank: s.context_tokens === null || s.context_tokens === undefined
+      ? null
+      : s.context_tokens / (s.context_window || 1_000_000),
     contextTip: contextTip(s.context_tokens, s.context_window),
     closeout: closeoutText(s.closeout),
     turns: s.turns === null ? "" : String(s.turns),
