@@ -286,4 +286,10 @@ export interface AgentAdapter {
   launch?: LaunchCapability;
   /** The agent's real plan usage from its account endpoint (lib/usage asks); never estimated. */
   usage?: UsageSource;
+  /**
+   * The agent's own words for a call for attention, mapped to asm's facts: a reason when the agent waits on the
+   * person, null when the call is no wait (informational, or idle at its prompt), undefined to leave it to asm's
+   * generic reading. The same fact must read the same word whatever the agent.
+   */
+  attention?: (event: string, kind: string | null) => string | null | undefined;
 }

@@ -75,6 +75,10 @@ export interface PollFacts {
   hooks: ReadonlyMap<string, HookActivity>;
   /** How long a session asm saw working may go without new evidence, per agent. */
   stalledAfterMs(agent: string): number;
+  /** Each agent's own reading of a call for attention (its adapter's), before asm's generic one. */
+  attentionOf?(
+    agent: string,
+  ): ((event: string, kind: string | null) => string | null | undefined) | undefined;
   memory: PollMemory;
 }
 
@@ -155,15 +159,13 @@ function turnState(event: string): ActivityState | null {
 
 /**
  * Why a call for attention means the agent waits on the user, or null when it does not (an informational
- * notification). Claude's notification types and Gemini's ToolPermission; PermissionRequest is always permission.
- * An idle-prompt notification is NOT a wait: it is an agent sitting at its prompt after its turn, the very fact
- * another agent's turn end says, and it reads Idle for every agent alike (it counted in the title's badge before).
+ * notification), as asm reads any agent's words; an agent's adapter maps its own first (`AgentAdapter.attention`,
+ * where an idle-prompt notification is no wait). PermissionRequest is always permission.
  */
 export function attentionReason(event: string, kind: string | null): string | null {
   if (event === "PermissionRequest") return "permission";
   if (event !== "Notification" || kind === null) return null;
   if (/permission/i.test(kind)) return "permission";
-  if (kind === "idle_prompt") return null;
   if (/elicitation|needs_input|question/i.test(kind)) return "question";
   return null;
 }
@@ -189,6 +191,8 @@ export interface ActivityFacts {
   stalledAfterMs: number;
   /** asm saw this session working with fresh evidence on an earlier poll. */
   sawWorking: boolean;
+  /** The agent's own reading of a call for attention, before asm's generic one (its adapter's `attention`). */
+  attention?: (event: string, kind: string | null) => string | null | undefined;
 }
 
 /** Pure: one session's activity, whether asm has now seen it working, and an unknown value it must log. */
@@ -222,7 +226,11 @@ export function judgeActivity(
     state = "starting";
   }
   // a call for attention newer than every other piece of evidence: the agent is waiting on the user
-  const waitsFor = attention ? attentionReason(attention.event, attention.kind) : null;
+  // the agent's own reading first (undefined: it leaves the call to asm's generic one)
+  const mapped = attention ? facts.attention?.(attention.event, attention.kind) : undefined;
+  const waitsFor = attention
+    ? (mapped !== undefined ? mapped : attentionReason(attention.event, attention.kind))
+    : null;
   if (attention && waitsFor && attention.ts > (newest(basis, turn?.ts, facts.transcriptAt) ?? "")) {
     state = "waiting";
     reason = waitsFor;
@@ -301,6 +309,7 @@ export function judge(facts: PollFacts): Judgement {
       now: facts.now,
       stalledAfterMs: facts.stalledAfterMs(session.agent),
       sawWorking: facts.memory.sawWorking.has(session.asmId),
+      attention: facts.attentionOf?.(session.agent),
     });
     activity.set(session.asmId, judged.activity);
     if (judged.sawWorking) sawWorking.add(session.asmId);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { claudeAdapter } from "../agents/claude/mod.ts";
 import type { ActivityReading, LiveCarrier, LiveReport } from "../agents/mod.ts";
 import type { HookActivity } from "../ledger/mod.ts";
 import {
@@ -178,10 +179,23 @@ Deno.test("a live session's activity follows its newest evidence, the agent's ow
       null,
     ],
     [
-      "Claude's idle-prompt notification after a stop reads Idle, as every agent's turn end does",
-      facts({ own: own("idle", "idle", 5), hooks: hooks(["Stop", 5], ["Notification", 9, "idle_prompt"]) }),
+      "Claude's idle-prompt notification after a stop reads Idle (its adapter says so), as every agent's turn end",
+      facts({
+        own: own("idle", "idle", 5),
+        hooks: hooks(["Stop", 5], ["Notification", 9, "idle_prompt"]),
+        attention: claudeAdapter.attention,
+      }),
       "idle",
       null,
+    ],
+    [
+      "an adapter's own word for a wait is read as the wait it names",
+      facts({
+        hooks: hooks(["Stop", 5], ["Notification", 9, "tool_confirm"]),
+        attention: (_event, kind) => kind === "tool_confirm" ? "permission" : undefined,
+      }),
+      "waiting",
+      "permission",
     ],
     [
       "a notification that asks nothing of the user changes nothing",
@@ -268,7 +282,7 @@ Deno.test("attention reasons: permission and question; an idle prompt and others
     ["Notification", "ToolPermission", "permission"],
     ["Notification", "elicitation_dialog", "question"],
     ["Notification", "agent_needs_input", "question"],
-    ["Notification", "idle_prompt", null], // idle at its prompt: Idle, as every agent's turn end reads
+    ["Notification", "idle_prompt", null], // not a word asm's generic reading knows as a wait
     ["Notification", "auth_success", null],
     ["Notification", null, null],
     ["Stop", null, null],

@@ -246,6 +246,10 @@ function judgeNow(
     evidence,
     hooks: hookActivity(deps.ledger, sessions.filter((s) => open(s.status)).map((s) => s.asmId)),
     stalledAfterMs: (agent) => deps.stalledAfterMs ?? stalled.get(agent) ?? 5 * 60_000,
+    attentionOf: (agent) => {
+      const config = agents.find((a) => a.name === agent);
+      return config ? adapterOf(config).attention : undefined;
+    },
     memory: state.memory,
   });
 }

@@ -12,6 +12,9 @@ import { claudeUsage } from "./usage.ts";
 
 /** The Claude adapter. */
 export const claudeAdapter: AgentAdapter = {
+  // Claude Code's idle_prompt notification comes a minute after its turn ends, while it sits at its prompt: the
+  // fact another agent's turn end says, so it reads Idle, never "Waiting on you"
+  attention: (event, kind) => event === "Notification" && kind === "idle_prompt" ? null : undefined,
   hookConfig: claudeHookConfig,
   launch: claudeLaunch,
   offline: claudeOffline,
