@@ -1,23 +1,23 @@
 /**
  * The dashboard end to end, in a real Chromium, driving a real Claude Code in a real tmux window against its fake
- * model server: launch from the dialog, see it live, END it from its row, see ENDED, RESUME it from the row and
+ * model server (and a session of each other real agent for the widths): launch from the dialog, see it live, END it from its row, see ENDED, RESUME it from the row and
  * see the same session live again; then START a card of the board from its lane and see a new Claude live in
  * a window of its own, the card IN PROCESS with its status cell LIVE.
  * @module
  */
 import assert from "node:assert/strict";
-import { loadAgents } from "../../lib/agents/mod.ts";
-import { liveWorld } from "../../verify/live_world.ts";
+import { liveWorld, testedAgents } from "../../verify/live_world.ts";
 import { launchChromium, measureTable, openWithKey } from "../../verify/browser.ts";
 
 Deno.test({
   name: "a session launched from the dialog goes live, ENDs from its row, and RESUMEs as the same session; " +
-    "a card STARTed from its lane launches a real agent and reads LIVE in IN PROCESS",
+    "a card STARTed from its lane launches a real agent and reads LIVE in IN PROCESS; with every real agent's rows, " +
+    "the page reads at six widths",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const claude = loadAgents().find((a) => a.name === "claude")!;
-    const world = await liveWorld([claude], {
+    const agents = testedAgents();
+    const world = await liveWorld(agents, {
       folders: ["webapp"],
       config: (folders) => ({ board: { folders: { webapp: folders.get("webapp") } } }),
       asmFiles: {
@@ -133,6 +133,31 @@ Deno.test({
       assert.match(
         Deno.readTextFileSync(`${world.asmHome}/board.testing.md`),
         /## IN PROCESS \^asm-process\n- Started from the page #webapp #claude \^c-page01\n/,
+      );
+
+      // a session of each other real agent too, so the widths are measured on every agent's rows
+      for (const agent of agents.filter((a) => a.name !== "claude")) {
+        const launched = await world.post("/api/launch", {
+          agent: agent.name,
+          folder: world.folder,
+          prompt: `hello from ${agent.display}`,
+          bypass_hook_trust: true,
+        });
+        assert.equal(launched.status, 200, JSON.stringify(launched.body));
+        await world.waitLive(String(launched.body.token));
+      }
+      await page.waitForFunction(
+        (n) => document.querySelectorAll("tbody tr").length >= n,
+        agents.length + 1,
+        { timeout: 30_000 },
+      );
+      const agentsShown = await page.evaluate(() =>
+        [...new Set([...document.querySelectorAll("tbody tr td.agent")].map((td) => td.textContent))].sort()
+      );
+      assert.deepEqual(
+        agentsShown,
+        agents.map((a) => a.name).sort(),
+        "every real agent's rows are on the page",
       );
 
       // the same page, with these real sessions, resized across the widths a person uses
