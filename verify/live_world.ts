@@ -477,7 +477,14 @@ async function startInteractive(
     },
     row() {
       const rows = liveRows(ledger, { all: true }).filter(mine);
-      return rows.length === 1 ? rows[0] : undefined;
+      if (rows.length <= 1) return rows[0];
+      // Codex's hidden title-generation turn can leave a row of its own from a lone turn end (its rollout comes and
+      // goes; see the closing notes): the agent's session is the one a person's prompt started
+      const prompted = rows.filter((r) =>
+        ledger.query("SELECT 1 FROM events WHERE asm_id = ? AND event = 'UserPromptSubmit'", r.asm_id)
+          .length > 0
+      );
+      return prompted.length === 1 ? prompted[0] : undefined;
     },
     openRuns() {
       const row = self.row() ?? ledger.listSessions({ all: true }).find(mine);
@@ -513,8 +520,20 @@ async function startInteractive(
         await new Promise((r) => setTimeout(r, 250));
       }
       const screen = (await tmux(["capture-pane", "-p", "-t", windowId])).out;
+      // every row of this agent since it started, whatever its status (a row that is not live is not `row()`)
+      const rows = liveRows(ledger, { all: true }).filter(mine).map((r) => ({
+        asm_id: r.asm_id,
+        status: r.status,
+        agent_session_id: r.agent_session_id,
+        hidden_reason: r.hidden_reason,
+        unsure_reason: r.unsure_reason,
+        runs: ledger.runs(r.asm_id).length,
+        events: ledger.query("SELECT event FROM events WHERE asm_id = ?", r.asm_id).map((e) => e.event),
+      }));
       throw new Error(
-        `timed out after ${ms} ms waiting for ${what}; last row ${JSON.stringify(last)}\n${screen}`,
+        `timed out after ${ms} ms waiting for ${what}; last row ${JSON.stringify(last)}; rows ${
+          JSON.stringify(rows)
+        }\n${screen}`,
       );
     },
     async killWindow() {

@@ -58,9 +58,14 @@ export function hasRollout(threadId: string, env: Env): boolean {
 
 /**
  * Codex's TUI runs a hidden title-generation turn under a thread id of its own that never gets a rollout, and
- * that turn still fires notify: a notify for a thread with no row and no rollout is kept as evidence, not a row.
+ * that turn still ends like any other: its notify fires, and with trusted hooks its Stop hook too. A turn's end
+ * (notify, Stop) for a thread with no row and no rollout is kept as evidence, not a row: a thread a person drives
+ * has its rollout before its first turn ends. (A SessionStart or a prompt may come before the rollout is written,
+ * so only a turn's end is judged.)
  */
 export const codexOrphanRule: OrphanEventRule = (event, env) =>
-  event.source === "notify" && !hasRollout(event.agent_session_id, env)
-    ? "a notify for a thread that has no rollout (Codex's hidden title turn)"
+  (event.source === "notify" || event.event === "Stop") && !hasRollout(event.agent_session_id, env)
+    ? `a ${
+      event.source === "notify" ? "notify" : "Stop"
+    } for a thread that has no rollout (Codex's hidden title turn)`
     : null;

@@ -23,7 +23,13 @@ Deno.test("a notify for a thread with a rollout is applied; one without (the hid
     codexOrphanRule({ event: "Stop", source: "notify", agent_session_id: title }, env) ?? "",
     /title/,
   );
-  // only notify is judged: a hook event for an unknown thread still makes its row
+  // the title turn's Stop hook (trusted hooks fire for it too) is judged the same way
+  assert.match(
+    codexOrphanRule({ event: "Stop", source: null, agent_session_id: title }, env) ?? "",
+    /a Stop for/,
+  );
+  assert.equal(codexOrphanRule({ event: "Stop", source: null, agent_session_id: FIXTURE_ID }, env), null);
+  // only a turn's end is judged: a SessionStart for an unknown thread still makes its row
   assert.equal(
     codexOrphanRule({ event: "SessionStart", source: "startup", agent_session_id: title }, env),
     null,
