@@ -228,6 +228,9 @@ Deno.test("send refuses while the session waits on a dialog: its text and Enter 
     "/compact",
     "once it is idle, send types",
   );
+  // the one line that arrives is the idle send's: the refused one typed nothing
+  await waitFor(() => typed().includes("/compact") || undefined, "the idle send's line arrived");
+  assert.equal(typed().split("\n").filter((l) => l === "/compact").length, 1);
 });
 
 Deno.test("focus brings the session's own window forward", async () => {

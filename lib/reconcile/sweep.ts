@@ -25,6 +25,7 @@ import {
   hasTag,
   LIST_ROLES,
   type ListRole,
+  type Outliner,
   parseCard,
   withFreshBoard,
   withoutTag,
@@ -130,6 +131,26 @@ export function settleClaims(
   return { bound, released };
 }
 
+/** #dropped taken off the card if it wears it, then the card moved to the top of `to`; the stamp after both. */
+async function untagThenMove(
+  outliner: Outliner,
+  lists: BoardRead["lists"],
+  cardId: string,
+  to: ListRole,
+  stamp: string,
+): Promise<string> {
+  let next = stamp;
+  const name = nameOf(lists, cardId);
+  if (hasTag(name, DROPPED_TAG)) {
+    const untagged = withoutTag(name, DROPPED_TAG);
+    next = (await outliner.rename(cardId, untagged, next)).stamp;
+    locate(lists, cardId)!.card.name = untagged;
+  }
+  next = (await outliner.move(cardId, to, "top", next)).stamp;
+  movedLocally(lists, cardId, to, "top");
+  return next;
+}
+
 /** Carries out one action in its write order; returns the board's stamp after it. */
 async function carry(
   deps: BoardDeps,
@@ -190,29 +211,13 @@ async function carry(
     }
     case "restore": {
       // untag BEFORE moving: a card arriving in IN PROCESS wearing #dropped reads as a session already dead
-      let next = stamp;
-      const name = nameOf(lists, action.cardId);
-      if (hasTag(name, DROPPED_TAG)) {
-        const untagged = withoutTag(name, DROPPED_TAG);
-        next = (await outliner.rename(action.cardId, untagged, next)).stamp;
-        locate(lists, action.cardId)!.card.name = untagged;
-      }
-      next = (await outliner.move(action.cardId, "process", "top", next)).stamp;
-      movedLocally(lists, action.cardId, "process", "top");
+      const next = await untagThenMove(outliner, lists, action.cardId, "process", stamp);
       markRestored(ledger, action.cardId); // bound to the same session still: no longer dropped or completed
       return next;
     }
     case "file": {
       // END's write, finished: untagged (a card filed while dropped is done, not dead), then to COMPLETE
-      let next = stamp;
-      const name = nameOf(lists, action.cardId);
-      if (hasTag(name, DROPPED_TAG)) {
-        const untagged = withoutTag(name, DROPPED_TAG);
-        next = (await outliner.rename(action.cardId, untagged, next)).stamp;
-        locate(lists, action.cardId)!.card.name = untagged;
-      }
-      next = (await outliner.move(action.cardId, "complete", "top", next)).stamp;
-      movedLocally(lists, action.cardId, "complete", "top");
+      const next = await untagThenMove(outliner, lists, action.cardId, "complete", stamp);
       markCompleted(ledger, action.cardId, at());
       return next;
     }

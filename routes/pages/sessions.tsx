@@ -4,7 +4,7 @@
  * @module
  */
 import type { Route, ServerContext } from "../../lib/server/mod.ts";
-import { loadAgents, usageAgents } from "../../lib/agents/mod.ts";
+import { loadAgents } from "../../lib/agents/mod.ts";
 import {
   Island,
   islandBundle,
