@@ -22,6 +22,10 @@ export type {
   TranscriptIo,
   TranscriptLine,
   TranscriptStat,
+  TokenUsage,
+  ToolInput,
+  ViewLine,
+  ViewRecord,
 } from "./transcript_types.ts";
 export { type LineSink, passFile, type PassOptions, type PassOutcome, yieldToLoop } from "./byte_pass.ts";
 export { simdAvailable } from "./newline_scan.ts";

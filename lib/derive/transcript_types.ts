@@ -148,6 +148,68 @@ export interface TranscriptLine {
   id: string | null;
 }
 
+/** What a tool call asked for, as the session page shows it (each field null when the call had none). */
+export interface ToolInput {
+  /** The shell command the tool ran. */
+  command: string | null;
+  /** The file the tool read, wrote or edited. */
+  path: string | null;
+  /** An edit: the text replaced and its replacement (a new file's whole text has before ""). */
+  edit: { before: string; after: string } | null;
+  /** A patch as the agent wrote it (a unified or apply_patch text). */
+  patch: string | null;
+  /** What else names the call in one line (a search pattern, a URL, a skill, a sub-agent's description). */
+  summary: string | null;
+  /** The whole input as compact JSON, clipped (shown collapsed when nothing above says enough). */
+  raw: string;
+}
+
+/** One model call's token counts as the transcript recorded them. */
+export interface TokenUsage {
+  /** The model that answered, when the record says. */
+  model: string | null;
+  /** Tokens sent to the model (cached ones included), and tokens it wrote; null when the record does not say. */
+  input: number | null;
+  output: number | null;
+  /**
+   * "call": the counts of one model call (a session's total is their sum, one per `call` key); "total": the
+   * session's running totals so far (its total is the last one).
+   */
+  scope: "call" | "total";
+  /** Identifies one model call, so a call recorded on several lines is counted once; null when unknown. */
+  call: string | null;
+}
+
+/** One record of a transcript as the session page shows it. */
+export type ViewRecord =
+  | { kind: "prompt" | "assistant" | "injected"; text: string; ts: string | null }
+  | {
+    kind: "tool_call";
+    /** The tool's own name (`Bash`, `shell`, `run_shell_command`, ...). */
+    tool: string;
+    /** Pairs the call with its result; null when the format does not say. */
+    call_id: string | null;
+    input: ToolInput;
+    ts: string | null;
+  }
+  | {
+    kind: "tool_result";
+    call_id: string | null;
+    /** The output as text, clipped to a bounded size. */
+    output: string;
+    /** The tool reported a failure. */
+    error: boolean;
+    ts: string | null;
+  }
+  | { kind: "usage"; usage: TokenUsage; ts: string | null };
+
+/** What one transcript line shows: its records in order, under the line's record id (last copy wins). */
+export interface ViewLine {
+  /** The record id, for formats that re-append a record under the same id; null otherwise. */
+  id: string | null;
+  records: ViewRecord[];
+}
+
 /** One agent's transcripts: discovery, the byte-pass fold, and a per-line classifier for search. */
 export interface TranscriptCapability {
   /** Whether the format records skill runs with a harness marker (closeout is null without one). */
@@ -171,4 +233,9 @@ export interface TranscriptCapability {
   enrich?(sessions: EnrichInput[], env: Env, io: TranscriptIo): string[];
   /** What one line is and its message text (search); null for a line that is not a record at all. */
   classifyLine(line: string): TranscriptLine | null;
+  /**
+   * What one line shows on the session page: the prompt, the reply, each tool call with its input, each tool
+   * result, the token counts; null for a line that is not a record at all, no records for one that shows nothing.
+   */
+  viewLine(line: string): ViewLine | null;
 }
