@@ -51,6 +51,7 @@ const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   trust_bypass: "string",
   stalled_minutes: "minutes",
   closeout_skill: "string",
+  skill_command: "string",
   one_shot_resume: "strings",
   launch_argv: "strings",
   resume_argv: "strings",
@@ -66,6 +67,8 @@ const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = {
   stalled_minutes: 5,
   // no closeout skill known: closeout is null (nobody can say), never "open"
   closeout_skill: "",
+  // how a person runs a skill in the agent's prompt: a slash command in every agent asm knows
+  skill_command: "/{skill}",
   one_shot_resume: [],
   // an agent without these can still be launched with its bare command; resume and models are then refused
   launch_argv: [],

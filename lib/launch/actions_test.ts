@@ -2,13 +2,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadAgents } from "../agents/mod.ts";
 import { bootId, identityOf, isSameProcess } from "../procs/mod.ts";
-import { asmIdOf, launchRow, Ledger, recordActivity } from "../ledger/mod.ts";
+import { asmIdOf, type DerivedSession, launchRow, Ledger, recordActivity, writeDerived } from "../ledger/mod.ts";
 import { hookEvent } from "../ledger/_test_utils.ts";
 import { NASTY_PROMPT } from "./builder_test.ts";
 import { endSession, focusSession, provenPanes, sendCommand } from "./control.ts";
 import { type ActionDeps, ActionRefused, type RefusalKind } from "./deps.ts";
 import { isPureAscii } from "./script.ts";
 import { continueWith, launchSession, resumeSession } from "./start.ts";
+import { closeoutLive, closeoutSession } from "./closeout.ts";
 import { type TerminalHost, TerminalHostError } from "./terminal_host.ts";
 import { testTmux, waitFor } from "./_test_utils.ts";
 
@@ -37,6 +38,8 @@ launch_argv = ["--typed"]
 resume_argv = ["--resume", "{session_id}"]
 model_argv = ["--model={model}"]
 prompt_argv = ["--", "{prompt}"]
+closeout_skill = "wrap-up"
+skill_command = "/{skill} now"
 [typist.events]
 SessionStart = "SessionStart"
 
@@ -390,6 +393,83 @@ Deno.test("resume reopens the same session id with the same agent, withholding a
   assert.equal(withModel.model, "big-1");
   assert.deepEqual((await w.started()).args, ["--resume", sid, "--model=big-1", "--", "go on"]);
   await refused(continueWith(w.deps, asmId, { agent: "typist" }), "invalid", /another agent/);
+});
+
+/** The row the import derives for a session, with its closeout state. */
+function derivedRow(w: { ledger: Ledger; folder: string }, asmId: string, closeout: "open" | "closed"): DerivedSession {
+  const row = w.ledger.session(asmId)!;
+  return {
+    asm_id: asmId,
+    agent: row.agent,
+    agent_session_id: row.agent_session_id,
+    parent_asm_id: null,
+    cleared_from_asm_id: null,
+    source: "interactive",
+    thread_source: null,
+    cwd: w.folder,
+    transcript_path: join(w.folder, "transcript.jsonl"),
+    transcript_copy: null,
+    started_at: row.started_at,
+    last_seen: row.last_seen,
+    turns: 1,
+    first_message: "x",
+    name: null,
+    title: null,
+    summary: null,
+    model: null,
+    context_tokens: null,
+    context_window: null,
+    agent_version: null,
+    closeout_state: closeout,
+    project: null,
+    primary_folder: null,
+    harness: false,
+    days: {},
+    folders: {},
+    skills: {},
+  };
+}
+
+Deno.test("closeout-live types the agent's skill command into the proven pane; closeout resumes an ended session with it", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const { pid } = await w.started();
+  const asmId = w.session(pid);
+  const sent = await closeoutLive(w.deps, asmId);
+  assert.equal(sent.typed, "/wrap-up now");
+  const typed = await waitFor(() => {
+    try {
+      return Deno.readTextFileSync(join(w.root, `typed.${pid}`)) || undefined;
+    } catch {
+      return undefined;
+    }
+  }, "the closeout line arrived");
+  assert.equal(typed, "/wrap-up now\n", "the skill command, as one line and its Enter");
+  // another session, ended by END while its process still runs: closeout resumes it with the skill as its prompt
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "y" });
+  const ended = w.session((await w.started()).pid);
+  await refused(closeoutSession(w.deps, ended), "conflict", /still running: closeout-live types/);
+  await endSession(w.deps, ended);
+  await refused(closeoutLive(w.deps, ended), "conflict", /not running: closeout resumes it/);
+  const sid = w.ledger.session(ended)!.agent_session_id;
+  const resumed = await closeoutSession(w.deps, ended);
+  assert.deepEqual([resumed.kind, resumed.resumes_asm_id], ["resume", ended]);
+  assert.deepEqual((await w.started()).args, ["--resume", sid, "--", "/wrap-up now"]);
+});
+
+Deno.test("closeout refuses with a sentence: an agent with no closeout skill, a session already closed out, one it does not know", async () => {
+  await using w = world();
+  await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
+  const { pid } = await w.started();
+  const shared = w.session(pid, { agent: "typist-shared" });
+  await refused(closeoutLive(w.deps, shared), "conflict", /Shared Typist has no closeout skill/);
+  await refused(closeoutSession(w.deps, shared), "conflict", /has no closeout skill/);
+  const asmId = w.session(pid);
+  writeDerived(w.ledger, { sessions: [derivedRow(w, asmId, "closed")], files: [], now: new Date().toISOString() });
+  await refused(closeoutLive(w.deps, asmId), "conflict", /already closed out: its transcript records the wrap-up/);
+  await refused(closeoutSession(w.deps, "nope"), "unknown", /asm has no session nope/);
+  const typed = [...Deno.readDirSync(w.root)].filter((e) => e.name.startsWith("typed."));
+  assert.deepEqual(typed.map((e) => Deno.readTextFileSync(join(w.root, e.name))).join(""), "", "nothing typed");
 });
 
 Deno.test("launch requests asm cannot serve are refused with sentences and open nothing", async () => {

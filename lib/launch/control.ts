@@ -266,6 +266,14 @@ export function slashCommandProblem(text: unknown): string | null {
 export async function sendCommand(deps: ActionDeps, asmId: string, text: unknown): Promise<SendResult> {
   const problem = slashCommandProblem(text);
   if (problem) throw new ActionRefused("invalid", problem);
+  return await typeLine(deps, asmId, text as string);
+}
+
+/**
+ * Types one line and its Enter into the session's own proven pane (Send, and the live closeout, whose line comes
+ * from agents.toml); refused while the session waits on a dialog, which would take the line as its answer.
+ */
+export async function typeLine(deps: ActionDeps, asmId: string, text: string): Promise<SendResult> {
   // a dialog open in the window would take the text and its Enter as its answer
   const { activity, reason } = activityOf(deps.ledger, asmId);
   if (activity === "waiting") {
@@ -276,9 +284,9 @@ export async function sendCommand(deps: ActionDeps, asmId: string, text: unknown
     );
   }
   const pane = await provenPane(deps, asmId, "type into");
-  await deps.host.type(pane.paneId, text as string);
+  await deps.host.type(pane.paneId, text);
   deps.log?.({ what: "sent", asm_id: asmId, pane: pane.paneId });
-  return { asm_id: asmId, pane_id: pane.paneId, window_id: pane.windowId, typed: text as string };
+  return { asm_id: asmId, pane_id: pane.paneId, window_id: pane.windowId, typed: text };
 }
 
 /**

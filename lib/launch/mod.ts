@@ -26,6 +26,7 @@ export {
   type SendResult,
   sharedRefusal,
 } from "./control.ts";
+export { closeoutCommand, closeoutLive, closeoutSession } from "./closeout.ts";
 export type { CorrelateReport } from "./correlate.ts";
 export { paneCarrying } from "./proof.ts";
 export {

@@ -8,7 +8,9 @@
  * - `POST /api/sessions/:id/resume` `{model?, prompt?}`: the same agent, the same session id;
  * - `POST /api/sessions/:id/continue` `{agent, prompt?, model?, name?}`: another agent takes over;
  * - `POST /api/sessions/:id/send` `{text}`: a slash command typed into its proven pane;
- * - `POST /api/sessions/:id/focus`: bring its window forward.
+ * - `POST /api/sessions/:id/focus`: bring its window forward;
+ * - `POST /api/sessions/:id/closeout`: resume an ended session with its agent's closeout skill (lib/launch
+ *   closeout.ts); `POST /api/sessions/:id/closeout-live`: type that skill into a live session's proven window.
  *
  * Refusals are plain sentences with a 4xx status (400 bad request, 404 unknown session, 409 refused in this
  * state, 503 no terminal host). `GET /api/launches` lists the launches still waiting for their session, each
@@ -19,6 +21,8 @@ import { json, jsonError, type Route, type ServerContext } from "../../lib/serve
 import {
   actionDeps,
   ActionRefused,
+  closeoutLive,
+  closeoutSession,
   continueWith,
   focusSession,
   launchSession,
@@ -121,6 +125,9 @@ export const actionRoutes: Route[] = [
     })),
   actionRoute("/api/sessions/:id/send", (ctx, b, p) => sendCommand(actionDeps(ctx), p.id, b.text)),
   actionRoute("/api/sessions/:id/focus", (ctx, _b, p) => focusSession(actionDeps(ctx), p.id)),
+  actionRoute("/api/sessions/:id/closeout", (ctx, b, p) =>
+    closeoutSession(actionDeps(ctx), p.id, { bypass_hook_trust: b.bypass_hook_trust === true })),
+  actionRoute("/api/sessions/:id/closeout-live", (ctx, _b, p) => closeoutLive(actionDeps(ctx), p.id)),
   {
     method: "GET",
     pattern: "/api/launches",

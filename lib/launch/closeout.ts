@@ -1,0 +1,88 @@
+/**
+ * The two closeout actions (spec: `POST /api/sessions/{id}/closeout` and `closeout-live`). A session is closed out
+ * only when its own harness recorded the agent's closeout skill as having run in it, so both actions run that
+ * skill the way a person would, by typing the agent's skill command (agents.toml `skill_command`):
+ *
+ * - `closeout` resumes an ended session (the same agent, the same session id) with the skill command as its prompt;
+ * - `closeout-live` types the skill command into a live session's proven window, with Send's refusals (a dialog
+ *   open in the window, a pane asm cannot prove).
+ *
+ * Both refuse, with a sentence, an agent with no closeout skill, and a session whose transcript already records
+ * the skill's run (the badge reads "closed out"; the spec's trap is a badge pressed while stale, and the refresh
+ * path keeps it fresh, so a press on an open badge runs it).
+ * @module
+ */
+import type { AgentConfig } from "../agents/mod.ts";
+import { type ActionDeps, ActionRefused } from "./deps.ts";
+import { resumeSession } from "./start.ts";
+import { type SendResult, typeLine } from "./control.ts";
+import type { LaunchRecord } from "./start.ts";
+
+/** The line that runs this agent's closeout skill, or a refusal naming why there is none. */
+export function closeoutCommand(agent: AgentConfig): string {
+  if (agent.closeout_skill === "") {
+    throw new ActionRefused(
+      "conflict",
+      `${agent.display} has no closeout skill asm can see run (agents.toml closeout_skill is empty), so asm ` +
+        "cannot close this session out",
+    );
+  }
+  const line = agent.skill_command.replaceAll("{skill}", agent.closeout_skill);
+  // deno-lint-ignore no-control-regex
+  if (!agent.skill_command.includes("{skill}") || /[\x00-\x1f\x7f]/.test(line)) {
+    throw new ActionRefused(
+      "conflict",
+      `${agent.display}'s skill_command in agents.toml must be one line naming "{skill}"`,
+    );
+  }
+  return line;
+}
+
+function sessionOf(deps: ActionDeps, asmId: string): { agent: AgentConfig; status: string } {
+  const row = deps.ledger.session(asmId);
+  if (!row) throw new ActionRefused("unknown", `asm has no session ${asmId}`);
+  const agent = deps.agents.find((a) => a.name === row.agent);
+  if (!agent) {
+    throw new ActionRefused("conflict", `this session's agent "${row.agent}" is no longer in agents.toml`);
+  }
+  const state = deps.ledger.query("SELECT closeout_state FROM sessions WHERE asm_id = ?", asmId)[0];
+  if (state?.closeout_state === "closed") {
+    throw new ActionRefused(
+      "conflict",
+      `this session is already closed out: its transcript records the ${agent.closeout_skill} skill's run`,
+    );
+  }
+  return { agent, status: row.status };
+}
+
+/** Resumes an ended session with its agent's closeout skill as the prompt. */
+export async function closeoutSession(
+  deps: ActionDeps,
+  asmId: string,
+  options: { bypass_hook_trust?: boolean } = {},
+): Promise<LaunchRecord> {
+  const { agent, status } = sessionOf(deps, asmId);
+  const command = closeoutCommand(agent);
+  if (status === "live" || status === "starting") {
+    throw new ActionRefused(
+      "conflict",
+      "this session is still running: closeout-live types the closeout into its window instead",
+    );
+  }
+  return await resumeSession(deps, asmId, { prompt: command, bypass_hook_trust: options.bypass_hook_trust });
+}
+
+/** Types the closeout skill's command into a live session's proven window. */
+export async function closeoutLive(deps: ActionDeps, asmId: string): Promise<SendResult> {
+  const { agent, status } = sessionOf(deps, asmId);
+  const command = closeoutCommand(agent);
+  if (status !== "live") {
+    throw new ActionRefused(
+      "conflict",
+      status === "starting"
+        ? "this session is still starting: closeout-live types into it once it is live"
+        : "this session is not running: closeout resumes it and runs the closeout",
+    );
+  }
+  return await typeLine(deps, asmId, command);
+}
