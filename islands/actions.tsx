@@ -14,6 +14,8 @@ import { cell } from "./live_store.ts";
 export interface AgentChoice {
   name: string;
   display: string;
+  /** What runs its closeout skill (typed as a prompt), or null when it has none (closeout is then refused). */
+  closeout?: string | null;
 }
 
 /** Props of the actions island. */
@@ -27,6 +29,7 @@ export interface ActionsProps extends Record<string, unknown> {
 type Open =
   | { kind: "launch" }
   | { kind: "resume" | "continue" | "send" | "end"; id: string; agent: string; title: string }
+  | { kind: "closeout"; id: string; agent: string; title: string; live: boolean; command: string }
   | null;
 
 const open = signal<Open>(null);
@@ -131,6 +134,81 @@ export function RowActions(
   );
 }
 
+/**
+ * The Closeout cell, on the list and on the session page: "closed out" once the transcript records the skill's
+ * run; a Closeout button while it does not (it opens a dialog saying what will happen: a live session gets the
+ * skill typed into its window, an ended one is resumed with it); a muted "none" where the agent has no closeout
+ * skill asm can see run. The poll and the page's stream write its cell; it renders again only when that changes.
+ */
+export function CloseoutCell(
+  { id, agent, title, live, initial, command }: {
+    id: string;
+    agent: string;
+    title: string;
+    live: boolean;
+    /** the cell's text as first drawn ("closed out", "open", "") */
+    initial: string;
+    /** what runs the agent's closeout skill, or null */
+    command: string | null;
+  },
+) {
+  const text = cell("closeout", id, initial).value;
+  if (text === "closed out") return <span class="closed-out">closed out</span>;
+  if (command === null) {
+    return (
+      <span class="muted" title="this agent records no closeout skill asm can see run, so asm cannot close it out">
+        none
+      </span>
+    );
+  }
+  return (
+    <button
+      type="button"
+      class="closeout-button"
+      title={live ? `type ${command} into its window` : `resume it and run ${command}`}
+      onClick={() => openDialog({ kind: "closeout", id, agent, title, live, command })}
+    >
+      Closeout
+    </button>
+  );
+}
+
+function CloseoutForm(
+  { id, title, live, command, agents, agent }: {
+    id: string;
+    title: string;
+    live: boolean;
+    command: string;
+    agents: AgentChoice[];
+    agent: string;
+  },
+) {
+  const display = agents.find((a) => a.name === agent)?.display ?? agent;
+  return (
+    <form
+      method="dialog"
+      onSubmit={(e) => {
+        e.preventDefault();
+        run(
+          `Closeout ${title}`,
+          `/api/sessions/${id}/${live ? "closeout-live" : "closeout"}`,
+          {},
+          open.peek(),
+        );
+      }}
+    >
+      <h2>Close out {title}?</h2>
+      <p class="why">
+        {live
+          ? `asm types ${command} and Enter into its own window, where ${display} runs its closeout skill.`
+          : `asm resumes it (${display}, the same session) in a new window with ${command} as its prompt.`}{" "}
+        The cell reads "closed out" once its transcript records the skill's run.
+      </p>
+      <DialogFooter submit="Closeout" />
+    </form>
+  );
+}
+
 /** The dialog's refusal (if any), Cancel and its own submit button. */
 function DialogFooter({ submit }: { submit: string }) {
   return (
@@ -138,7 +216,9 @@ function DialogFooter({ submit }: { submit: string }) {
       {dialogError.value && <p class="dialog-error" role="alert">{dialogError.value}</p>}
       <footer>
         <button type="button" onClick={() => (open.value = null)}>Cancel</button>
-        <button type="submit" class="primary" autoFocus={submit === "END"}>{submit}</button>
+        <button type="submit" class="primary" autoFocus={submit === "END" || submit === "Closeout"}>
+          {submit}
+        </button>
       </footer>
     </>
   );
@@ -325,6 +405,7 @@ export function Actions({ agents, folders = [] }: ActionsProps) {
           {o.kind === "resume" && <ResumeForm {...o} agents={agents} />}
           {o.kind === "continue" && <ContinueForm {...o} agents={agents} />}
           {o.kind === "send" && <SendForm {...o} />}
+          {o.kind === "closeout" && <CloseoutForm {...o} agents={agents} />}
         </div>
       )}
     </div>

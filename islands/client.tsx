@@ -17,6 +17,8 @@ import { startLivePoll } from "./live_poll.ts";
 import { startHealthPoll } from "./health_banner.ts";
 import { loadShell, takeCodeFromAddress } from "./api.ts";
 import { wireShortcuts } from "./shortcuts.ts";
+import { SessionHeader } from "./session_page.tsx";
+import { followTranscript } from "./transcript_follow.ts";
 
 /** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
 const counter = globalThis as unknown as { __asmRenders: number };
@@ -30,6 +32,7 @@ const REGISTRY: Record<string, ComponentType<any>> = {
   Launches,
   SearchBox,
   SprintBoard,
+  SessionHeader,
 };
 
 counter.__asmRenders = 0;
@@ -58,6 +61,7 @@ function start(): void {
   if (usageProps) startUsagePoll(JSON.parse(usageProps.textContent ?? "{}").readings ?? null);
   wireGlanceJumps();
   wireShortcuts();
+  followTranscript();
   startLivePoll(Number(document.body.dataset.pollMs) || 5000);
   startHealthPoll(Number(document.body.dataset.pollMs) || 5000);
 }

@@ -20,7 +20,7 @@ import {
   statusWord,
 } from "../lib/ui/words.ts";
 import { setCell } from "./live_store.ts";
-import { fetchAllRows, renderedRows } from "./sessions_table.tsx";
+import { fetchAllRows, renderedRows, tableShown } from "./sessions_table.tsx";
 import { updateGlance } from "./top_bar.tsx";
 import { updateLaunches } from "./launches.tsx";
 import type { PendingLaunchView } from "../lib/liveness/live_payload.ts";
@@ -28,7 +28,7 @@ import { api } from "./api.ts";
 import { boardShows, followBoard, patchCardCells } from "./board_store.ts";
 
 /** One session in the live payload. */
-interface LiveSession {
+export interface LiveSession {
   asm_id: string;
   agent: string;
   status: string;
@@ -83,7 +83,8 @@ async function tick(): Promise<void> {
   const listMoved = lastListDigest !== null && (live.list_digest ?? null) !== lastListDigest;
   lastListDigest = live.list_digest ?? null;
   for (const s of live.sessions) if (s.last_seen) lastSeenOf.set(s.asm_id, s.last_seen);
-  if (liveSet(nowLive) !== liveSet(wasLive) || renamed || listMoved) {
+  // only a page that shows the list fetches it (a session page or the board alone has no rows to re-sort)
+  if (tableShown() && (liveSet(nowLive) !== liveSet(wasLive) || renamed || listMoved)) {
     await fetchAllRows();
   } else if (live.revision !== lastRevision) {
     for (const s of live.sessions) {
@@ -95,15 +96,7 @@ async function tick(): Promise<void> {
       setCell("status-tone", s.asm_id, statusTone(status));
       if (onBoard) patchCardCells(s.asm_id, s.status, s.unsure_reason ?? null);
       if (!shown.has(s.asm_id)) continue;
-      setCell("activity", s.asm_id, activityText(s.activity_word, s.activity_reason));
-      const live = s.status === "live" || s.status === "starting";
-      setCell("activity-tone", s.asm_id, live ? activityTone(s.activity_word) : "none");
-      setCell("context", s.asm_id, contextText(s.context_tokens, s.context_window));
-      setCell("context-tip", s.asm_id, contextTip(s.context_tokens, s.context_window));
-      setCell("no-pane", s.asm_id, s.pane ? "" : "hidden");
-      setCell("turns", s.asm_id, s.turns === null || s.turns === undefined ? "" : String(s.turns));
-      setCell("project", s.asm_id, s.project ?? "");
-      setCell("closeout", s.asm_id, closeoutText(s.closeout));
+      writeCells(s);
     }
   }
   lastRevision = live.revision;
@@ -122,6 +115,19 @@ async function tick(): Promise<void> {
   const now = Date.now();
   // relative times tick on every poll; a live session's last seen comes from the payload, not the first render
   for (const r of renderedRows()) setCell("seen", r.id, ageText(lastSeenOf.get(r.id) ?? r.lastSeen, now));
+}
+
+/** Writes one session's cells (the list's row, the session page's header) from what the server says of it. */
+export function writeCells(s: LiveSession): void {
+  const live = s.status === "live" || s.status === "starting";
+  setCell("activity", s.asm_id, live ? activityText(s.activity_word, s.activity_reason) : "");
+  setCell("activity-tone", s.asm_id, live ? activityTone(s.activity_word) : "none");
+  setCell("context", s.asm_id, contextText(s.context_tokens, s.context_window));
+  setCell("context-tip", s.asm_id, contextTip(s.context_tokens, s.context_window));
+  setCell("no-pane", s.asm_id, s.pane ? "" : "hidden");
+  setCell("turns", s.asm_id, s.turns === null || s.turns === undefined ? "" : String(s.turns));
+  setCell("project", s.asm_id, s.project ?? "");
+  setCell("closeout", s.asm_id, closeoutText(s.closeout));
 }
 
 /** Starts polling every `everyMs`; a failed tick is retried on the next one. */

@@ -22,7 +22,7 @@ interface SearchAnswer {
     agent: string;
     title: string | null;
     matches: number;
-    snippets: { text: string; where: string }[];
+    snippets: { text: string; where: string; ts?: string | null }[];
   }[];
   bounded_by: string | null;
   took_ms: number;
@@ -56,6 +56,17 @@ async function search(q: string, deep: boolean, all: boolean): Promise<void> {
   } finally {
     busy.value = false;
   }
+}
+
+/**
+ * Where a result opens: a transcript hit opens its session's page at the hit, marked (`?find=`, and `at=` the
+ * time of the snippet's line when it has one); a title or folder match opens the page as it is.
+ */
+export function hitHref(asmId: string, a: { deep: boolean; query: string }, ts: string | null = null): string {
+  if (!a.deep) return `/sessions/${asmId}`;
+  const q = new URLSearchParams({ find: a.query });
+  if (ts) q.set("at", ts);
+  return `/sessions/${asmId}?${q}#hit`;
 }
 
 /** The search box and its results. */
@@ -93,13 +104,14 @@ export function SearchBox({ all }: SearchBoxProps) {
           </p>
           {a.sessions.map((s) => (
             <div key={s.asm_id} class="result">
-              <a href={`/sessions/${s.asm_id}`}>
+              <a href={hitHref(s.asm_id, a)}>
                 <span class={`chip chip-${s.agent}`}>{s.agent}</span> {s.title ?? s.asm_id.slice(0, 8)}
               </a>{" "}
               <span class="muted">{s.matches} {s.matches === 1 ? "match" : "matches"}</span>
               {s.snippets.slice(0, 3).map((snippet, i) => (
                 <div key={i} class="snippet">
-                  <span class="muted">{snippet.where}:</span> {snippet.text}
+                  <span class="muted">{snippet.where}:</span>{" "}
+                  {a.deep ? <a href={hitHref(s.asm_id, a, snippet.ts ?? null)}>{snippet.text}</a> : snippet.text}
                 </div>
               ))}
             </div>

@@ -17,7 +17,7 @@ import {
 } from "../lib/ui/session_view.ts";
 import { NEEDS_ME_FIRST, type Tone } from "../lib/ui/words.ts";
 import { cell, cellValue } from "./live_store.ts";
-import { RowActions } from "./actions.tsx";
+import { CloseoutCell, RowActions } from "./actions.tsx";
 import { api } from "./api.ts";
 
 /** Rows per page: the first page comes with the HTML, "Show more" adds a page. */
@@ -35,6 +35,8 @@ export interface SessionsTableProps extends Record<string, unknown> {
   asked?: TableView;
   /** what the default list hides, by reason (absent with `all`) */
   hidden?: { reason: string; count: number }[];
+  /** each agent's closeout command (agent name -> what runs its closeout skill); absent: it has none */
+  closeouts?: Record<string, string>;
 }
 
 /** How the person filters and sorts. */
@@ -95,6 +97,15 @@ let total = 0;
 let includeHidden = false;
 /** The address's filters have been applied (once, on the first render in the browser). */
 let addressApplied = false;
+/** Each agent's closeout command, as the page was given them. */
+let closeoutCommands: Record<string, string> = {};
+/** The table is on this page (the poll fetches the list again only for a page that shows it). */
+let mounted = false;
+
+/** Whether this page shows the sessions table. */
+export function tableShown(): boolean {
+  return mounted;
+}
 
 /** Replaces the rows (a fresh fetch) and re-sorts: the deliberate re-render the poll may cause. */
 export function resort(rows: SessionView[]): void {
@@ -207,7 +218,16 @@ function Row({ v }: { v: SessionView }) {
       <td class="num context" data-context-for={v.id} title={cell("context-tip", v.id, v.contextTip)}>
         {cell("context", v.id, v.context)}
       </td>
-      <td class="closeout" data-closeout-for={v.id}>{cell("closeout", v.id, v.closeout)}</td>
+      <td class="closeout" data-closeout-for={v.id}>
+        <CloseoutCell
+          id={v.id}
+          agent={v.agent}
+          title={v.title}
+          live={v.live}
+          initial={v.closeout}
+          command={closeoutCommands[v.agent] ?? null}
+        />
+      </td>
       <td class="num turns" data-turns-for={v.id}>{cell("turns", v.id, v.turns)}</td>
       {/* a narrow page shows each row as a two-line card: this empty cell is where the second line starts */}
       <td class="line-break" aria-hidden="true" />
@@ -245,7 +265,11 @@ function SortHeader(
 }
 
 /** The filters, the table and "Show more". */
-export function SessionsTable({ rows, total: count, all, asked, hidden = [] }: SessionsTableProps) {
+export function SessionsTable(
+  { rows, total: count, all, asked, hidden = [], closeouts = {} }: SessionsTableProps,
+) {
+  closeoutCommands = closeouts;
+  if (typeof document !== "undefined") mounted = true;
   if (known.peek() === null) {
     first = rows;
     total = count;

@@ -17,4 +17,4 @@ export {
   type RegularFile,
   type SyncReader,
 } from "./regular.ts";
-export { readTail, readTailSync, type Tail, tailOf } from "./tail.ts";
+export { type Growth, readGrowth, readTail, readTailSync, type Tail, tailOf } from "./tail.ts";

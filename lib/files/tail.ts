@@ -71,3 +71,42 @@ export function readTailSync(path: string, maxBytes: number, options?: OpenOptio
     closeSync(file.fd);
   }
 }
+
+/** What a file gained past an offset: whole lines only. */
+export interface Growth {
+  /** The complete lines from `from` (each ending in a newline), at most the bound asked for. */
+  bytes: Uint8Array;
+  /** Where the next read starts: after the last newline read. */
+  next: number;
+  /** The file's size when it was read; below `from` means it shrank (it was rewritten, not appended to). */
+  size: number;
+}
+
+/**
+ * The complete lines a file gained past `from`, at most `maxBytes` of them (a line still being written waits for
+ * its newline; one longer than the bound is skipped whole, so a reader never stalls on it). A file that shrank
+ * below `from` gains nothing: its `size` says so. Throws like {@link FileReader.open}.
+ */
+export async function readGrowth(
+  path: string,
+  from: number,
+  maxBytes: number,
+  reader: FileReader = NODE_FILES,
+  options?: OpenOptions,
+): Promise<Growth> {
+  const file = await reader.open(path, options);
+  try {
+    if (file.size <= from) return { bytes: new Uint8Array(0), next: from, size: file.size };
+    const buf = new Uint8Array(Math.min(file.size - from, maxBytes));
+    const got = buf.subarray(0, await readFully(file, buf, from));
+    const last = got.lastIndexOf(0x0a);
+    if (last === -1) {
+      // no newline within the bound: a whole window of one unfinished line is skipped; a short one waits
+      const skip = got.length === maxBytes ? got.length : 0;
+      return { bytes: new Uint8Array(0), next: from + skip, size: file.size };
+    }
+    return { bytes: got.subarray(0, last + 1), next: from + last + 1, size: file.size };
+  } finally {
+    await file.close();
+  }
+}

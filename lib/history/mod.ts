@@ -9,7 +9,16 @@
  * @module
  */
 export { transcriptBytes } from "./copies.ts";
-export { type DetailDeps, type SessionDetail, sessionDetail } from "./detail.ts";
+export {
+  cursorText,
+  type DetailDeps,
+  parseCursor,
+  type SessionDetail,
+  sessionDetail,
+  type SessionLink,
+  successorsOf,
+} from "./detail.ts";
+export { type FollowStep, TranscriptFollower } from "./follow.ts";
 export { importOnce, type ImportOptions, type ImportReport } from "./import.ts";
 export { denoIo } from "./io.ts";
 export { ImportRunner, type ImportStatus, type RunnerDeps } from "./runner.ts";

@@ -137,3 +137,27 @@ export function agentArgv(agent: AgentConfig, request: ArgvRequest): AgentArgv {
   args.push(...agent.prompt_argv.map((p) => p.includes(PROMPT) ? p.slice(0, -PROMPT.length) : p));
   return { args, promptIndex };
 }
+
+/** One word as a POSIX shell reads it back: bare when it is plain, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The command a person can paste into a shell to reopen this session themselves (`cd <folder> && claude
+ * --resume <id>`), or null when asm cannot build one (no resume_argv, a session id or folder that is not one line
+ * of printable text: pasted, it would not be the command it reads as).
+ */
+export function resumeCommandLine(agent: AgentConfig, sessionId: string, cwd: string | null): string | null {
+  let argv: AgentArgv;
+  try {
+    argv = agentArgv(agent, { kind: "resume", sessionId, withPrompt: false });
+  } catch (err) {
+    if (err instanceof ArgvError) return null;
+    throw err;
+  }
+  // deno-lint-ignore no-control-regex
+  if (cwd !== null && /[\x00-\x1f\x7f]/.test(cwd)) return null;
+  const command = [agent.command, ...argv.args].map(shellWord).join(" ");
+  return cwd === null ? command : `cd ${shellWord(cwd)} && ${command}`;
+}

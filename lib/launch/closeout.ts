@@ -86,3 +86,16 @@ export async function closeoutLive(deps: ActionDeps, asmId: string): Promise<Sen
   }
   return await typeLine(deps, asmId, command);
 }
+
+/** Each agent's closeout command, for the pages' Closeout cells (an agent with none is left out). */
+export function closeoutCommands(agents: readonly AgentConfig[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const agent of agents) {
+    try {
+      out[agent.name] = closeoutCommand(agent);
+    } catch (err) {
+      if (!(err instanceof ActionRefused)) throw err;
+    }
+  }
+  return out;
+}

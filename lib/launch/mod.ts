@@ -4,7 +4,7 @@
  * launch's files once it is done), and the actions (launch, resume, continue-with, end, send, focus).
  * @module
  */
-export { type LaunchKind, oneShotArgv, type OneShotRequest } from "./argv.ts";
+export { type LaunchKind, oneShotArgv, type OneShotRequest, resumeCommandLine, shellWord } from "./argv.ts";
 export { SHIM_PATH } from "./builder.ts";
 export { type ActionDeps, ActionRefused, type RefusalKind } from "./deps.ts";
 export {
@@ -26,7 +26,7 @@ export {
   type SendResult,
   sharedRefusal,
 } from "./control.ts";
-export { closeoutCommand, closeoutLive, closeoutSession } from "./closeout.ts";
+export { closeoutCommand, closeoutCommands, closeoutLive, closeoutSession } from "./closeout.ts";
 export type { CorrelateReport } from "./correlate.ts";
 export { paneCarrying } from "./proof.ts";
 export {

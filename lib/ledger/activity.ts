@@ -213,17 +213,12 @@ export function closeGoneRuns(
   return after;
 }
 
-/** The live and starting sessions, newest first; hidden ones (sub-agents, harness runs, ...) only with `all`. */
-export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveRow[] {
-  const rows = ledger[DB].prepare(
-    `SELECT asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
-       context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason, turns, last_seen, project,
-       closeout_state, context_window
-     FROM sessions
-     WHERE status IN ('live', 'starting') ${options.all ? "" : `AND ${HIDDEN_REASON_SQL} IS NULL`}
-     ORDER BY started_at DESC, asm_id`,
-  ).all() as Row[];
-  return rows.map((r) => ({
+const LIVE_COLUMNS = `asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
+  context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason, turns, last_seen, project,
+  closeout_state, context_window, end_reason`;
+
+function liveRowOf(r: Row): LiveRow {
+  return {
     asm_id: String(r.asm_id),
     agent: String(r.agent),
     agent_session_id: String(r.agent_session_id),
@@ -243,7 +238,29 @@ export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveR
     last_seen: r.last_seen as string | null,
     project: r.project as string | null,
     closeout: r.closeout_state as string | null,
-  }));
+  };
+}
+
+/** The live and starting sessions, newest first; hidden ones (sub-agents, harness runs, ...) only with `all`. */
+export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveRow[] {
+  const rows = ledger[DB].prepare(
+    `SELECT ${LIVE_COLUMNS}
+     FROM sessions
+     WHERE status IN ('live', 'starting') ${options.all ? "" : `AND ${HIDDEN_REASON_SQL} IS NULL`}
+     ORDER BY started_at DESC, asm_id`,
+  ).all() as Row[];
+  return rows.map(liveRowOf);
+}
+
+/**
+ * One session's cells as the live payload carries them, whatever its status (the session page follows an ended
+ * session too: a RESUME makes it live, an END ends it), with why it ended; null when asm has no such session.
+ */
+export function sessionCells(ledger: Ledger, asmId: string): (LiveRow & { end_reason: string | null }) | null {
+  const r = ledger[DB].prepare(`SELECT ${LIVE_COLUMNS} FROM sessions WHERE asm_id = ?`).get(asmId) as
+    | Row
+    | undefined;
+  return r ? { ...liveRowOf(r), end_reason: r.end_reason as string | null } : null;
 }
 
 /** The last digest of each ledger, with the write state it was computed at. */

@@ -57,6 +57,7 @@ export {
   type HookActivity,
   hookActivity,
   listDigest,
+  sessionCells,
   type LiveRow,
   liveRows,
   pollRows,

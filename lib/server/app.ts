@@ -299,6 +299,8 @@ export function startServer(options: ServerOptions): RunningServer {
       closed = true;
       for (const task of tasks) task.stop();
       await context.state.board.close();
+      // a followed transcript's stream never ends by itself: the shutdown would wait for it
+      context.state.streams.closing.abort();
       await server.shutdown();
       ledger.close();
       lock.release();

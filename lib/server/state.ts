@@ -35,6 +35,8 @@ export interface ServerState {
   board: BoardRuntime;
   /** The live sessions whose pane asm has proven (the `panes` service): the list offers Jump and Send on them. */
   panes: Set<string>;
+  /** The session pages following their transcripts (`GET /api/sessions/:id/stream`): how many, and their end. */
+  streams: { open: number; closing: AbortController };
 }
 
 /** A new server's state. */
@@ -53,6 +55,7 @@ export function newServerState(deps: {
     liveRevisions: { visible: new LiveRevision(), all: new LiveRevision() },
     sessionsBodies: new Map(),
     panes: new Set(),
+    streams: { open: 0, closing: new AbortController() },
     drain: newDrainState(),
     ledgerWatch: new LedgerWatch({ ledger: deps.ledger, asmHome: deps.asmHome, log: deps.log }),
     board: new BoardRuntime({

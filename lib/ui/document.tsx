@@ -5,6 +5,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { renderToString } from "preact-render-to-string";
+import { TRANSCRIPT_CSS } from "./markdown.tsx";
 
 /** The page's style. Numbers are tabular so a changing count never moves its neighbours. */
 export const STYLE = `
@@ -113,11 +114,23 @@ details.usage-note { display: inline-block; } details.usage-note summary { curso
 .lede { color: var(--muted); max-width: 80ch; }
 .detail dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 16px; }
 .detail dt { color: var(--muted); } .detail dd { margin: 0; overflow-wrap: anywhere; }
-.messages { display: grid; gap: 8px; max-width: 110ch; }
-.msg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0 0; font: inherit; }
+.session-head h2 { margin: 8px 0 4px; overflow-wrap: anywhere; } .session-actions { margin: 4px 0; }
+.session-link { margin-right: 12px; } .resume-command code { overflow-wrap: anywhere; }
+.entries { display: grid; gap: 8px; max-width: 110ch; min-width: 0; } .entry { display: grid; gap: 6px; min-width: 0; }
+.entry:empty { display: none; } .entry.hit { outline: 2px solid var(--warn); outline-offset: 3px; border-radius: 2px; }
+.msg { min-width: 0; } .msg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0 0; font: inherit; }
 .msg .who { color: var(--muted); font-size: 12px; } .msg-prompt { border-left: 3px solid var(--accent); padding-left: 8px; }
 details.msg summary { color: var(--muted); cursor: pointer; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 details.msg pre { color: var(--muted); font-size: 12px; }
+.msg-tool { border: 1px solid var(--line); border-radius: 6px; padding: 4px 8px; }
+.tool-head { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: baseline; min-width: 0; }
+.tool-name { font-weight: 600; } .tool-path { overflow-wrap: anywhere; } .tool-summary { color: var(--muted); }
+pre.tool-cmd { font-family: ui-monospace, monospace; font-size: 12px; background: var(--chip); padding: 2px 6px;
+  border-radius: 4px; }
+.tool-output summary, .tool-input summary { color: var(--muted); cursor: pointer; font-size: 12px; }
+.tool-output pre, .tool-input pre { font-family: ui-monospace, monospace; font-size: 12px; max-height: 40em;
+  overflow: auto; } .tool-output.failed summary { color: var(--alarm); }
+.closeout-button { font: inherit; font-size: 12px; padding: 0 6px; } .closed-out { color: var(--live); }
 .search form { display: flex; gap: 8px; align-items: center; margin: 0 0 6px; }
 .search input[type=search] { font: inherit; width: 28ch; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; }
@@ -200,6 +213,7 @@ h2.section { font-size: 14px; margin: 16px 0 4px; scroll-margin-top: 120px; }
 .not-on-plan { margin: 8px 0 0; } .not-on-plan h2 { font-size: 12px; color: var(--muted); margin: 0 0 4px; }
 .not-on-plan ul { margin: 0; padding: 0; list-style: none; display: grid; gap: 2px; }
 .not-on-plan li { overflow-wrap: anywhere; } .not-on-plan a { color: inherit; }
+${TRANSCRIPT_CSS}
 `;
 
 /** Props of the document. */
@@ -270,9 +284,9 @@ function pageHeaders(): HeadersInit {
  * A full HTML response: the document. No cookie: the page gets asm's key once, by trading a one-time code
  * (lib/server/codes.ts), and sends it as a header.
  */
-export function pageResponse(props: DocumentProps): Response {
+export function pageResponse(props: DocumentProps, status = 200): Response {
   const html = "<!doctype html>" + renderToString(<Document {...props} />);
-  return new Response(html, { headers: pageHeaders() });
+  return new Response(html, { status, headers: pageHeaders() });
 }
 
 /**

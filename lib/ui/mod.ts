@@ -9,7 +9,9 @@
 export { type IslandBundle, islandBundle } from "./bundle.ts";
 export { type DocumentProps, pageResponse, refusalPage, shellPage } from "./document.tsx";
 export { Island } from "./island.tsx";
+export { hasHit, Highlighted, Markdown, TRANSCRIPT_CSS } from "./markdown.tsx";
 export { type DayCell, yearGrid } from "./heat_grid.ts";
+export { Diff, type DiffLine, lineDiff, Patch } from "./diff.tsx";
 export { type SessionFacts, type SessionView, sessionView, sortViews, withActivity } from "./session_view.ts";
-export { messagesOf, type MessageView } from "./transcript_view.ts";
+export { type TokenTotals, type TranscriptEntry, transcriptOf, windowOf } from "./transcript_view.ts";
 export { contextText, statusWord } from "./words.ts";

@@ -34,7 +34,7 @@ export function statusWord(
 }
 
 /** A token count as a person reads it: 84k, 1.2M. */
-function tokensText(tokens: number): string {
+export function tokensText(tokens: number): string {
   if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
   if (tokens >= 1_000) return `${Math.round(tokens / 1_000)}k`;
   return String(tokens);

@@ -121,7 +121,7 @@ Deno.test("a 500 MB transcript is read as its 16 MiB tail; a FIFO and /dev/zero 
       const before = seam.read();
       const detail = await (await server.api(`/api/sessions/${id}`)).json();
       assert.match(detail.note, what);
-      assert.deepEqual(detail.messages, []);
+      assert.deepEqual(detail.entries, []);
       assert.equal(seam.read(), before, "not one byte read");
       const html = await (await fetch(`${server.url}/sessions/${id}`)).text();
       assert.match(html, what);
@@ -150,7 +150,7 @@ Deno.test("a transcript path through a linked folder, or outside its agent's fol
       const before = seam.read();
       const detail = await (await server.api(`/api/sessions/${id}`)).json();
       assert.match(detail.note, /leads outside the folders it belongs in/);
-      assert.deepEqual(detail.messages, []);
+      assert.deepEqual(detail.entries, []);
       assert.equal(seam.read(), before, "not one byte read");
       const html = await (await fetch(`${server.url}/sessions/${id}`)).text();
       assert.doesNotMatch(html, /SECRET_CONTENT_Q7/);

@@ -27,16 +27,25 @@ Deno.test("a session's detail shows its conversation from its transcript, and th
     const detail = await res.json();
     assert.equal(detail.session.asm_id, e.asm_id);
     assert.equal(detail.runs.length, 1);
-    const prompts = detail.messages.filter((m: { kind: string }) => m.kind === "prompt");
+    const prompts = detail.entries.flatMap((e: { records: { kind: string }[] }) =>
+      e.records.filter((r) => r.kind === "prompt")
+    );
     assert.ok(prompts.length > 0, "the typed prompt is there");
     assert.equal(detail.note, null);
+    assert.ok(detail.totals.model, "the model the transcript names");
+    assert.equal(detail.resume_command, `cd ${e.cwd} && claude --resume ${e.agent_session_id}`);
 
-    const page = parseHTML(await (await fetch(`${server.url}/sessions/${e.asm_id}`)).text()).document;
+    const pageRes = await fetch(`${server.url}/sessions/${e.asm_id}`);
+    const page = parseHTML(await pageRes.text()).document;
     assert.equal(page.querySelectorAll(".msg-prompt").length, prompts.length);
+    assert.match(page.querySelector("[data-resume-command]")?.textContent ?? "", /claude --resume/);
 
     const missing = await server.api(`/api/sessions/no-such-id`);
     assert.equal(missing.status, 404);
     await missing.body?.cancel();
+    const missingPage = await fetch(`${server.url}/sessions/no-such-id`);
+    assert.equal(missingPage.status, 404, "an unknown id is a 404 page");
+    assert.match(await missingPage.text(), /asm has no session no-such-id/);
   } finally {
     await server.close();
     Deno.removeSync(home, { recursive: true });
@@ -71,4 +80,137 @@ Deno.test("a session whose start skipped standing rules carries the note, and on
     await server.close();
     Deno.removeSync(home, { recursive: true });
   }
+});
+
+/** A typed Claude prompt line, as the real interactive fixture writes one. */
+function typedLine(text: string, n: number): string {
+  return JSON.stringify({
+    parentUuid: null,
+    type: "user",
+    message: { role: "user", content: text },
+    uuid: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    timestamp: new Date(Date.UTC(2026, 10, 29, 22, 0, 0) + n * 1000).toISOString(),
+    origin: { kind: "human" },
+    promptSource: "typed",
+    sessionId: "9489399f-ac78-4316-81cd-2726c9579121",
+  });
+}
+
+/** A server with one Claude session whose transcript holds `lines`. */
+async function withTranscript(
+  lines: string[],
+  run: (ctx: { server: ReturnType<typeof startServer>; path: string; asmId: string }) => Promise<void>,
+) {
+  const home = Deno.makeTempDirSync({ prefix: "asm-detail-" });
+  const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
+  try {
+    const dir = join(home, ".claude", "projects", "-p");
+    Deno.mkdirSync(dir, { recursive: true });
+    const path = join(dir, "9489399f-ac78-4316-81cd-2726c9579121.jsonl");
+    Deno.writeTextFileSync(path, lines.map((l) => l + "\n").join(""));
+    const e = hookEvent({ agent_session_id: "9489399f-ac78-4316-81cd-2726c9579121", transcript_path: path });
+    server.ledger.applyEvent(e);
+    await run({ server, path, asmId: e.asm_id });
+  } finally {
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
+}
+
+/** Reads stream lines until `want` holds for one of them (or the deadline passes). */
+async function readUntil(
+  reader: ReadableStreamDefaultReader<string>,
+  seen: Record<string, unknown>[],
+  want: (m: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 10_000;
+  let pending = "";
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended; it said ${JSON.stringify(seen)}`);
+    pending += value;
+    let nl;
+    while ((nl = pending.indexOf("\n")) !== -1) {
+      const m = JSON.parse(pending.slice(0, nl));
+      pending = pending.slice(nl + 1);
+      seen.push(m);
+      if (want(m)) return m;
+    }
+  }
+  throw new Error(`gave up; the stream said ${JSON.stringify(seen)}`);
+}
+
+function entryHtml(m: Record<string, unknown>): string {
+  return ((m.entries ?? []) as { html: string }[]).map((e) => e.html).join("");
+}
+
+Deno.test("the stream says the session's state, appends what the transcript gains (a half-written line waits for its newline), and asks for a reload when the file is rewritten", async () => {
+  await withTranscript([typedLine("the first prompt", 1)], async ({ server, path, asmId }) => {
+    const detail = await (await server.api(`/api/sessions/${asmId}`)).json();
+    assert.equal(detail.entries.length, 1);
+    // a cursor naming a path, or nonsense, names no file: it is left out, never read
+    const cursor = `${detail.cursor},../../../etc/passwd:0,zz`;
+    const res = await server.api(
+      `/api/sessions/${asmId}/stream?every_ms=200&cursor=${encodeURIComponent(cursor)}`,
+    );
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "application/x-ndjson; charset=utf-8");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const seen: Record<string, unknown>[] = [];
+    try {
+      const state = await readUntil(reader, seen, (m) => "state" in m);
+      assert.equal((state.state as { status: string }).status, "live");
+      const half = typedLine("the second prompt", 2);
+      Deno.writeTextFileSync(path, half.slice(0, 40), { append: true });
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(seen.filter((m) => "entries" in m).length, 0, "a line still being written is not sent");
+      Deno.writeTextFileSync(path, half.slice(40) + "\n", { append: true });
+      const grown = await readUntil(reader, seen, (m) => "entries" in m);
+      assert.match(entryHtml(grown), /the second prompt/);
+      assert.doesNotMatch(entryHtml(grown), /the first prompt/, "what the page had is not sent again");
+      assert.equal(typeof grown.cursor, "string");
+
+      server.ledger.applyEvent(hookEvent({
+        event: "SessionEnd",
+        agent_session_id: "9489399f-ac78-4316-81cd-2726c9579121",
+      }));
+      const ended = await readUntil(reader, seen, (m) => "state" in m);
+      assert.equal((ended.state as { status: string }).status, "ended", "the header learns the session ended");
+
+      Deno.writeTextFileSync(path, typedLine("rewritten", 3) + "\n");
+      await readUntil(reader, seen, (m) => m.reload === true);
+    } finally {
+      await reader.cancel();
+    }
+    const unknown = await server.api(`/api/sessions/nope/stream`);
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+  });
+});
+
+Deno.test("the page holds the newest entries; Show earlier draws the ones before; a search hit opens the part around it, marked", async () => {
+  const lines = Array.from({ length: 700 }, (_, i) => typedLine(i === 20 ? "find the NEEDLE here" : `prompt ${i}`, i));
+  await withTranscript(lines, async ({ server, asmId }) => {
+    const html = await (await fetch(`${server.url}/sessions/${asmId}`)).text();
+    const page = parseHTML(html).document;
+    assert.equal(page.querySelectorAll(".msg-prompt").length, 300, "the newest page");
+    assert.match(page.querySelector("[data-show-earlier]")?.textContent ?? "", /400 more/);
+    assert.equal(page.querySelector("[data-detail-for]")?.getAttribute("data-follow"), "1");
+    const first = page.querySelector("[data-entries] [data-key]")!.getAttribute("data-key")!;
+    const earlier = await (await server.api(
+      `/api/sessions/${asmId}/entries?before=${encodeURIComponent(first)}`,
+    )).json();
+    const drawn = parseHTML(`<div>${earlier.html}</div>`).document;
+    assert.equal(drawn.querySelectorAll(".msg-prompt").length, 300);
+    assert.equal(earlier.earlier, 100);
+    assert.match(drawn.querySelectorAll(".msg-prompt")[299].textContent, /prompt 399/);
+
+    const found = parseHTML(await (await fetch(`${server.url}/sessions/${asmId}?find=needle`)).text()).document;
+    const hit = found.getElementById("hit")!;
+    assert.match(hit.textContent, /find the NEEDLE here/);
+    assert.equal(hit.querySelector("mark")?.textContent, "NEEDLE", "the term is marked in the hit");
+    assert.equal(found.querySelectorAll("mark").length, 1, "only in the hit");
+    assert.match(found.querySelector("[data-show-earlier]")?.textContent ?? "", /10 more/);
+  });
 });

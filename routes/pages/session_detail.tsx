@@ -1,107 +1,132 @@
 /**
- * `GET /sessions/:id`: one session: what the ledger knows (status with its tooltip, folder, runs) and its
- * conversation, tool calls and injected context collapsed. Server-rendered; the actions work as on the list.
+ * `GET /sessions/:id`: one session, live and actionable. The header island (islands/session_page.tsx) says what
+ * it is and does now and holds its actions; the transcript underneath is drawn on the server (lib/ui/
+ * transcript.tsx: prompts, replies as safe Markdown, tool calls with their input and collapsed output), the newest
+ * page of it, or the part around a search hit (`?find=<text>&at=<time>`: the hit is marked and scrolled to).
+ * The page then follows the transcript through its stream (islands/transcript_follow.ts). An unknown id is a 404.
  * @module
  */
-import type { Route } from "../../lib/server/mod.ts";
-import { contextText, islandBundle, type MessageView, pageResponse, statusWord } from "../../lib/ui/mod.ts";
-import { sessionDetail } from "../../lib/history/mod.ts";
+import type { Route, ServerContext } from "../../lib/server/mod.ts";
+import { Island, islandBundle, pageResponse } from "../../lib/ui/mod.ts";
+import { Entries, entryContext } from "../../lib/ui/transcript.tsx";
+import { type SessionDetail, sessionDetail } from "../../lib/history/mod.ts";
+import { sessionCells } from "../../lib/ledger/mod.ts";
+import { activityWord } from "../../lib/liveness/mod.ts";
+import { loadAgents } from "../../lib/agents/mod.ts";
+import { closeoutCommands } from "../../lib/launch/mod.ts";
+import { Actions } from "../../islands/actions.tsx";
+import { SessionHeader, type SessionHeaderProps } from "../../islands/session_page.tsx";
 import { boardIsOn } from "./sprint.tsx";
 
-function Message({ m }: { m: MessageView }) {
-  if (m.kind === "tool" || m.kind === "injected") {
-    const label = m.kind === "tool" ? "tool" : "injected context";
-    return (
-      <details class={`msg msg-${m.kind}`}>
-        <summary>
-          {label}: {m.text.slice(0, 100).replace(/\s+/g, " ")}
-        </summary>
-        <pre>{m.text}</pre>
-      </details>
-    );
-  }
-  return (
-    <div class={`msg msg-${m.kind}`}>
-      <div class="who">
-        {m.kind === "prompt" ? "You" : "Agent"}
-        {m.ts ? ` · ${m.ts.replace("T", " ").slice(0, 19)}` : ""}
-      </div>
-      <pre>{m.text}</pre>
-    </div>
-  );
+/** How often the page polls /api/live (the top bar; its own session comes through its stream). */
+const POLL_MS = 5000;
+
+function headerProps(ctx: ServerContext, detail: SessionDetail, agentDisplay: string, closeout: string | null) {
+  const s = detail.session as Record<string, string | number | null>;
+  const id = String(s.asm_id);
+  const cells = sessionCells(ctx.ledger, id)!;
+  const props: SessionHeaderProps = {
+    id,
+    agent: String(s.agent),
+    agentDisplay,
+    title: String(s.name || s.title || s.first_message || s.agent_session_id).slice(0, 300),
+    cells: {
+      status: cells.status,
+      end_reason: cells.end_reason,
+      unsure_reason: cells.unsure_reason,
+      activity_word: cells.status === "live" ? activityWord(cells.activity) : null,
+      activity_reason: cells.status === "live" ? cells.activity_reason : null,
+      context_tokens: cells.context_tokens,
+      context_window: cells.context_window,
+      closeout: cells.closeout,
+      turns: cells.turns,
+      project: cells.project,
+      pane: ctx.state.panes.has(id),
+    },
+    folder: (s.cwd as string | null) ?? null,
+    sessionId: String(s.agent_session_id),
+    runs: detail.runs.length,
+    model: detail.totals.model,
+    tokens: { input: detail.totals.input, output: detail.totals.output, cut: detail.cut },
+    links: detail.links,
+    resumeCommand: detail.resume_command,
+    closeoutCommand: closeout,
+    rulesNote: (s.rules_note as string | null) ?? null,
+    hiddenReason: (s.hidden_reason as string | null) ?? null,
+  };
+  return props;
 }
 
-/** The detail page. */
+/** The session page. */
 export const sessionDetailPageRoutes: Route[] = [{
   method: "GET",
   pattern: "/sessions/:id",
   heavy: true,
-  async handle(_req, ctx, params) {
-    const detail = await sessionDetail(ctx, params.id);
+  async handle(req, ctx, params) {
+    const url = new URL(req.url);
+    const find = url.searchParams.get("find")?.trim() || null;
+    const detail = await sessionDetail(ctx, params.id, { find, at: url.searchParams.get("at") });
     const bundleUrl = (await islandBundle()).url;
+    const board = boardIsOn(ctx);
     if (!detail) {
       return pageResponse({
         title: "asm: no such session",
         current: "sessions",
         bundleUrl,
-        pollMs: 5000,
-        board: boardIsOn(ctx),
+        pollMs: POLL_MS,
+        board,
         children: <p class="empty">asm has no session {params.id}.</p>,
-      });
+      }, 404);
     }
-    const s = detail.session as Record<string, string | number | null>;
-    const title = String(s.name || s.title || s.first_message || s.agent_session_id);
-    const { word, tip } = statusWord(
-      String(s.status),
-      s.end_reason as string | null,
-      s.unsure_reason as string | null,
-    );
+    const configs = loadAgents({ asmHome: ctx.asmHome, env: ctx.env });
+    const closeouts = closeoutCommands(configs);
+    const agents = configs.map((a) => ({ name: a.name, display: a.display, closeout: closeouts[a.name] ?? null }));
+    const agentName = String(detail.session.agent);
+    const display = configs.find((a) => a.name === agentName)?.display ?? agentName;
+    const header = headerProps(ctx, detail, display, closeouts[agentName] ?? null);
+    const first = detail.entries[0]?.key;
     return pageResponse({
-      title: `asm: ${title}`,
+      title: `asm: ${header.title}`,
       current: "sessions",
       bundleUrl,
-      pollMs: 5000,
-      board: boardIsOn(ctx),
+      pollMs: POLL_MS,
+      board,
       children: (
-        <article class="detail" data-detail-for={String(s.asm_id)}>
-          <h2>{title}</h2>
-          <dl>
-            <dt>Agent</dt>
-            <dd>{String(s.agent)}</dd>
-            <dt>Status</dt>
-            <dd title={tip}>{word}</dd>
-            <dt>Folder</dt>
-            <dd>{String(s.cwd ?? "")}</dd>
-            <dt>Project</dt>
-            <dd>{String(s.project ?? "")}</dd>
-            <dt>Session id</dt>
-            <dd>{String(s.agent_session_id)}</dd>
-            <dt>Context</dt>
-            <dd>{contextText(s.context_tokens as number | null)}</dd>
-            <dt>Turns</dt>
-            <dd>{String(s.turns ?? s.prompts ?? "")}</dd>
-            <dt>Runs</dt>
-            <dd>{detail.runs.length}</dd>
-            {s.rules_note && (
-              <>
-                <dt>Standing rules</dt>
-                <dd class="rules-note">{String(s.rules_note)}</dd>
-              </>
-            )}
-            {s.hidden_reason && (
-              <>
-                <dt>Hidden</dt>
-                <dd>{String(s.hidden_reason)}</dd>
-              </>
-            )}
-          </dl>
+        <article
+          class="detail"
+          data-detail-for={header.id}
+          data-cursor={detail.cursor}
+          data-follow={detail.later === 0 ? "1" : "0"}
+        >
+          <Island name="Actions" component={Actions} props={{ agents, folders: [] }} />
+          <Island name="SessionHeader" component={SessionHeader} props={header} />
           {detail.note && <p class="empty">{detail.note}</p>}
-          {detail.truncated > 0 && <p class="lede">{detail.truncated} earlier messages are not shown.</p>}
-          <section class="messages">
-            {detail.messages.map((m, i) => <Message key={i} m={m} />)}
+          {find && detail.hit === null && <p class="lede">"{find}" is not in the part of the transcript read.</p>}
+          <section class="transcript" aria-label="Transcript">
+            {detail.earlier > 0 && first && (
+              <button type="button" class="more" data-show-earlier>
+                Show earlier ({detail.earlier} more)
+              </button>
+            )}
+            {detail.cut && detail.earlier === 0 && (
+              <p class="lede">The oldest part of this transcript is beyond what asm reads (its newest 16 MiB).</p>
+            )}
+            <div class="entries" data-entries>
+              <Entries
+                entries={detail.entries}
+                ctx={entryContext(detail.entries, { highlight: find, hit: detail.hit })}
+              />
+            </div>
+            {detail.later > 0 && (
+              <p class="lede">
+                {detail.later} newer entries are not shown here. <a href={`/sessions/${header.id}`}>Open the newest</a>
+              </p>
+            )}
+            <span id="newest" />
           </section>
         </article>
       ),
     });
   },
 }];
+

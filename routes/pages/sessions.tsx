@@ -24,6 +24,7 @@ import { usageRowIsland } from "./usage_row.tsx";
 import { Launches } from "../../islands/launches.tsx";
 import { SearchBox } from "../../islands/search_box.tsx";
 import { boardIsland, boardIsOn } from "./sprint.tsx";
+import { closeoutCommands } from "../../lib/launch/mod.ts";
 
 /** The top bar's glances and waiting count from the rows the page renders (the poll's own words after). */
 function firstGlance(agents: { name: string }[], rows: SessionView[]) {
@@ -73,10 +74,9 @@ export const sessionsPageRoutes: Route[] = [{
     );
     const bundle = await islandBundle();
     const launches = pendingLaunchViews(ctx.ledger);
-    const agents = loadAgents({ asmHome: ctx.asmHome, env: ctx.env }).map((a) => ({
-      name: a.name,
-      display: a.display,
-    }));
+    const configs = loadAgents({ asmHome: ctx.asmHome, env: ctx.env });
+    const closeouts = closeoutCommands(configs);
+    const agents = configs.map((a) => ({ name: a.name, display: a.display, closeout: closeouts[a.name] ?? null }));
     const board = boardIsOn(ctx);
     // the board's lanes first, the full session list underneath (the spec's layout)
     const boardSection = await boardIsland(ctx, live.map((s) => s.asm_id));
@@ -104,6 +104,7 @@ export const sessionsPageRoutes: Route[] = [{
               all,
               asked: viewOfQuery(url.search),
               hidden: all ? [] : hiddenCounts(ctx.ledger),
+              closeouts,
             }}
           />
         </>

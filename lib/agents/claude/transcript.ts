@@ -45,6 +45,8 @@ import type {
 } from "../../derive/mod.ts";
 import type { Env } from "../../config/mod.ts";
 import { claudeDir, claudeFileOf, claudeProjectsDir, discoverClaude } from "./discover.ts";
+import { claudeUserKind, contentText, isTyped, readableCommand } from "./user_line.ts";
+import { viewClaudeLine } from "./view_line.ts";
 import { errorText, isRecord } from "../../lang/mod.ts";
 
 /** The fold state of one Claude transcript file (JSON). */
@@ -85,40 +87,9 @@ export function claudeHead(head: string): ClaudeHeadKind {
   return { kind: "unknown" };
 }
 
+export { readableCommand } from "./user_line.ts";
+
 const SKILL_MARKER = "Base directory for this skill: ";
-
-/** The text of a message content (a string, or the text blocks of a list); null when it holds a tool result. */
-function contentText(content: unknown): { text: string; toolResult: boolean } {
-  if (typeof content === "string") return { text: content, toolResult: false };
-  if (!Array.isArray(content)) return { text: "", toolResult: false };
-  const parts: string[] = [];
-  let toolResult = false;
-  for (const block of content) {
-    if (!isRecord(block)) continue;
-    if (block.type === "tool_result") toolResult = true;
-    else if (block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return { text: parts.join("\n"), toolResult };
-}
-
-/** `/mock-skill extra-args` for a slash command's tags; the text itself otherwise. */
-export function readableCommand(text: string): string {
-  const name = text.match(/<command-name>([^<]*)<\/command-name>/)?.[1];
-  if (name === undefined) return text;
-  const args = text.match(/<command-args>([^<]*)<\/command-args>/)?.[1] ?? "";
-  return `${name} ${args}`.trim();
-}
-
-function isTyped(line: Record<string, unknown>, text: string): boolean {
-  const promptSource = line.promptSource;
-  const origin = obj(line, "origin");
-  if (promptSource === "typed" || promptSource === "sdk") return true;
-  if (origin?.kind === "human") return true;
-  if (promptSource !== undefined || origin !== undefined) return false;
-  // versions before promptSource/origin: a plain user line that is not a command's echo
-  return !/^\s*<(command-name|command-message|local-command-stdout|local-command-caveat|bash-|task-notification)/
-    .test(text) && !text.startsWith("[Request interrupted");
-}
 
 function sourceOf(entrypoint: string | null): SessionFacts["source"] {
   if (entrypoint === null) return null;
@@ -391,8 +362,7 @@ export function classifyClaudeLine(raw: string): TranscriptLine | null {
   if (line.type === "user") {
     const { text, toolResult } = contentText(obj(line, "message")?.content);
     if (toolResult) return { kind: "tool", text: toolResultText(obj(line, "message")?.content), ts, id };
-    if (line.isMeta === true || line.isCompactSummary === true) return { kind: "injected", text, ts, id };
-    if (line.isSidechain !== true && isTyped(line, text)) {
+    if (claudeUserKind(line, text) === "prompt") {
       return { kind: "prompt", text: readableCommand(text), ts, id };
     }
     return { kind: "injected", text, ts, id };
@@ -425,4 +395,5 @@ export const claudeTranscripts: TranscriptCapability = {
   facts: (states) => mergeFacts(states.filter(isClaudeState).map((s) => s.facts)),
   enrich: enrichClaude,
   classifyLine: classifyClaudeLine,
+  viewLine: viewClaudeLine,
 };

@@ -43,6 +43,8 @@ import type {
 } from "../../derive/mod.ts";
 import type { Env } from "../../config/mod.ts";
 import { codexFileOf, discoverCodex } from "./discover.ts";
+import { BARE_ITEMS, isTypedCodexMessage, messageText, responseItemOf, TOOL_CALLS } from "./response_item.ts";
+import { viewCodexLine } from "./view_line.ts";
 import { codexHome } from "./home.ts";
 import { codexStateDb, readCodexThreads } from "./threads_db.ts";
 import { errorText, isRecord } from "../../lang/mod.ts";
@@ -65,28 +67,7 @@ export function codexHead(
   return { type: t?.[1] ?? null, payload: p?.[1] ?? null, role: r?.[1] ?? null };
 }
 
-// Codex's own injected user-role blocks, for rollouts written before content_item_kinds existed
-const INJECTED =
-  /^\s*<(environment_context|user_instructions|permissions instructions|skills_instructions|user_shell_command|turn_aborted)/;
-
-function messageText(payload: Record<string, unknown>): string {
-  const content = payload.content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const c of content) {
-    if (isRecord(c) && typeof c.text === "string") parts.push(c.text);
-  }
-  return parts.join("\n");
-}
-
-/** True for the prompt a person typed (or passed to `codex exec`). */
-export function isTypedCodexMessage(payload: Record<string, unknown>): boolean {
-  if (payload.role !== "user") return false;
-  const meta = obj(payload, "internal_chat_message_metadata_passthrough");
-  const kinds = meta?.content_item_kinds;
-  if (Array.isArray(kinds)) return kinds.includes("user.text");
-  return !INJECTED.test(messageText(payload)) && !messageText(payload).startsWith("# AGENTS.md");
-}
+export { isTypedCodexMessage } from "./response_item.ts";
 
 function sourceOf(source: unknown): { source: SessionFacts["source"]; parent: string | null } {
   if (typeof source === "string") {
@@ -134,11 +115,6 @@ function onToolCall(f: SessionFacts, p: Record<string, unknown>): void {
     for (const path of absolutePaths(p.input)) mentionPath(f, path);
   }
 }
-
-/** The response items that are tool calls (the folders they name are read). */
-const TOOL_CALLS = new Set(["function_call", "custom_tool_call", "local_shell_call"]);
-/** The response item types a rollout written before the `{type, payload}` envelope kept as bare lines. */
-const BARE_ITEMS = new Set(["message", ...TOOL_CALLS]);
 
 function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
   let type = line.type;
@@ -379,13 +355,7 @@ export function classifyCodexLine(raw: string): TranscriptLine | null {
   const line = parseObject(raw);
   if (line === undefined) return null;
   const ts = isoOf(line.timestamp);
-  // a response item in its envelope, or a bare one (rollouts before the envelope)
-  const payload = line.type === "response_item"
-    ? obj(line, "payload")
-    : line.payload === undefined && typeof line.type === "string" &&
-        (BARE_ITEMS.has(line.type) || line.type.endsWith("_call_output"))
-    ? line
-    : undefined;
+  const payload = responseItemOf(line);
   if (payload) {
     const id = str(payload, "id");
     if (payload.type === "message") {
@@ -413,4 +383,5 @@ export const codexTranscripts: TranscriptCapability = {
   facts: (states) => mergeFacts(states.filter(isCodexState).map((s) => s.facts)),
   enrich: enrichCodex,
   classifyLine: classifyCodexLine,
+  viewLine: viewCodexLine,
 };

@@ -42,7 +42,11 @@ import type {
 } from "../../derive/mod.ts";
 import type { Env } from "../../config/mod.ts";
 import { discoverGemini, geminiDir, geminiFileOf, geminiFileTag, geminiLogsPath } from "./discover.ts";
+import { partsText, typedGeminiText } from "./user_text.ts";
+import { viewGeminiLine } from "./view_line.ts";
 import { errorText, isRecord } from "../../lang/mod.ts";
+
+export { typedGeminiText } from "./user_text.ts";
 
 /** What the fold keeps of one record. */
 export interface GeminiRecord {
@@ -69,37 +73,12 @@ export interface GeminiState {
   bad: number;
 }
 
-const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>/g;
-
-function partsText(content: unknown): { text: string; tool: boolean } {
-  if (typeof content === "string") return { text: content, tool: false };
-  if (!Array.isArray(content)) return { text: "", tool: false };
-  const texts: string[] = [];
-  let tool = false;
-  for (const part of content) {
-    if (!isRecord(part)) continue;
-    if ("functionResponse" in part || "functionCall" in part) tool = true;
-    if (typeof part.text === "string") texts.push(part.text);
-  }
-  return { text: texts.join("\n"), tool };
-}
-
-/** The text a person typed in a user record, or null when the record is context or a tool result. */
 /**
  * The context window of a Gemini model as Google documents the 2.5 and later models Gemini CLI runs: 1,048,576
  * tokens. Null for any other name: never a guess.
  */
 export function geminiContextWindow(model: string): number | null {
   return /^gemini-/i.test(model) ? 1_048_576 : null;
-}
-
-export function typedGeminiText(record: Record<string, unknown>): string | null {
-  const { text: raw, tool } = partsText(record.content);
-  if (tool) return null;
-  const shown = record.displayContent !== undefined ? partsText(record.displayContent).text : raw;
-  if (shown.trimStart().startsWith("<session_context>")) return null;
-  const text = shown.replace(HOOK_CONTEXT, "").trim();
-  return text === "" ? null : text;
 }
 
 function toolPaths(record: Record<string, unknown>): string[] {
@@ -336,4 +315,5 @@ export const geminiTranscripts: TranscriptCapability = {
   facts: geminiFacts,
   enrich: enrichGemini,
   classifyLine: classifyGeminiLine,
+  viewLine: viewGeminiLine,
 };
