@@ -5,7 +5,7 @@
  * A dialog renders when a person opens it, never on a poll.
  * @module
  */
-import { computed, signal } from "@preact/signals";
+import { computed, type Signal, signal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "./api.ts";
 import { cell } from "./live_store.ts";
@@ -141,22 +141,24 @@ export function RowActions(
  * skill asm can see run. The poll and the page's stream write its cell; it renders again only when that changes.
  */
 export function CloseoutCell(
-  { id, agent, title, live, initial, command }: {
+  { id, agent, title, live, state, command }: {
     id: string;
     agent: string;
     title: string;
     live: boolean;
-    /** the cell's text as first drawn ("closed out", "open", "") */
-    initial: string;
+    /** the cell ("closed out", "open", ""): its holder sets it when it draws, the poll or stream writes it */
+    state: Signal<string>;
     /** what runs the agent's closeout skill, or null */
     command: string | null;
   },
 ) {
-  const text = cell("closeout", id, initial).value;
-  if (text === "closed out") return <span class="closed-out">closed out</span>;
+  if (state.value === "closed out") return <span class="closed-out">closed out</span>;
   if (command === null) {
     return (
-      <span class="muted" title="this agent records no closeout skill asm can see run, so asm cannot close it out">
+      <span
+        class="muted"
+        title="this agent records no closeout skill asm can see run, so asm cannot close it out"
+      >
         none
       </span>
     );
@@ -201,7 +203,8 @@ function CloseoutForm(
       <p class="why">
         {live
           ? `asm types ${command} and Enter into its own window, where ${display} runs its closeout skill.`
-          : `asm resumes it (${display}, the same session) in a new window with ${command} as its prompt.`}{" "}
+          : `asm resumes it (${display}, the same session) in a new window with ${command} as its prompt.`}
+        {" "}
         The cell reads "closed out" once its transcript records the skill's run.
       </p>
       <DialogFooter submit="Closeout" />

@@ -35,3 +35,11 @@ export function setCell(field: string, id: string, value: string): boolean {
 export function cellValue(field: string, id: string): string | undefined {
   return cells.get(`${field}\u0000${id}`)?.peek();
 }
+
+/**
+ * The signal of one cell, holding `value` only when no one wrote it yet: a component drawn again from its first
+ * props (the session page's header) must not put back what the stream has since replaced.
+ */
+export function cellOnce(field: string, id: string, value: string): Signal<string> {
+  return cells.get(`${field}\u0000${id}`) ?? cell(field, id, value);
+}

@@ -62,7 +62,11 @@ async function search(q: string, deep: boolean, all: boolean): Promise<void> {
  * Where a result opens: a transcript hit opens its session's page at the hit, marked (`?find=`, and `at=` the
  * time of the snippet's line when it has one); a title or folder match opens the page as it is.
  */
-export function hitHref(asmId: string, a: { deep: boolean; query: string }, ts: string | null = null): string {
+export function hitHref(
+  asmId: string,
+  a: { deep: boolean; query: string },
+  ts: string | null = null,
+): string {
   if (!a.deep) return `/sessions/${asmId}`;
   const q = new URLSearchParams({ find: a.query });
   if (ts) q.set("at", ts);
@@ -110,8 +114,9 @@ export function SearchBox({ all }: SearchBoxProps) {
               <span class="muted">{s.matches} {s.matches === 1 ? "match" : "matches"}</span>
               {s.snippets.slice(0, 3).map((snippet, i) => (
                 <div key={i} class="snippet">
-                  <span class="muted">{snippet.where}:</span>{" "}
-                  {a.deep ? <a href={hitHref(s.asm_id, a, snippet.ts ?? null)}>{snippet.text}</a> : snippet.text}
+                  <span class="muted">{snippet.where}:</span> {a.deep
+                    ? <a href={hitHref(s.asm_id, a, snippet.ts ?? null)}>{snippet.text}</a>
+                    : snippet.text}
                 </div>
               ))}
             </div>

@@ -12,6 +12,7 @@ import { computed, signal, useSignal } from "@preact/signals";
 // browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import {
   activityText,
+  activityTone,
   closeoutText,
   contextText,
   contextTip,
@@ -19,7 +20,7 @@ import {
   statusWord,
   tokensText,
 } from "../lib/ui/words.ts";
-import { cell } from "./live_store.ts";
+import { cellOnce as cell, cellValue } from "./live_store.ts";
 import { CloseoutCell, RowActions } from "./actions.tsx";
 
 /** A session the page links to. */
@@ -67,7 +68,9 @@ export interface SessionHeaderProps extends Record<string, unknown> {
 /** The sessions that continue this one, as the stream last said (a CONTINUE WITH from this page adds one). */
 export const successors = signal<LinkView[] | null>(null);
 /** The token totals, as the stream last said. */
-export const tokenTotals = signal<{ model: string | null; input: number | null; output: number | null } | null>(
+export const tokenTotals = signal<
+  { model: string | null; input: number | null; output: number | null } | null
+>(
   null,
 );
 
@@ -125,7 +128,9 @@ export function SessionHeader(p: SessionHeaderProps) {
   const status = cell("status", id, first.word);
   const context = cell("context", id, contextText(c.context_tokens, c.context_window));
   const contextTipCell = cell("context-tip", id, contextTip(c.context_tokens, c.context_window));
-  const totals = computed(() => tokenTotals.value ?? { model: p.model, input: p.tokens.input, output: p.tokens.output });
+  const totals = computed(() =>
+    tokenTotals.value ?? { model: p.model, input: p.tokens.input, output: p.tokens.output }
+  );
   const after = successors.value ?? p.links.continued_by;
   return (
     <section class="session-head">
@@ -133,16 +138,29 @@ export function SessionHeader(p: SessionHeaderProps) {
         <span class={`chip chip-${p.agent}`}>{p.agent}</span> {p.title}
       </h2>
       <div class="session-actions">
-        <RowActions id={id} agent={p.agent} title={p.title} live={live} pane={c.pane} />{" "}
+        <RowActions
+          id={id}
+          agent={p.agent}
+          title={p.title}
+          live={live}
+          pane={(cellValue("no-pane", id) ?? (c.pane ? "" : "hidden")) === ""}
+        />{" "}
         <a href="#newest">newest ↓</a>
       </div>
       <dl>
         <dt>Status</dt>
-        <dd data-status-for={id} data-tone={cell("status-tone", id, statusTone(first.word))} title={first.tip}>
+        <dd
+          data-status-for={id}
+          data-tone={cell("status-tone", id, statusTone(first.word))}
+          title={cell("status-tip", id, first.tip)}
+        >
           {status}
         </dd>
         <dt>Activity</dt>
-        <dd data-activity-for={id} data-tone={cell("activity-tone", id, "none")}>
+        <dd
+          data-activity-for={id}
+          data-tone={cell("activity-tone", id, live ? activityTone(c.activity_word) : "none")}
+        >
           {cell("activity", id, activityText(c.activity_word, c.activity_reason))}
         </dd>
         <dt>Context</dt>
@@ -154,7 +172,7 @@ export function SessionHeader(p: SessionHeaderProps) {
             agent={p.agent}
             title={p.title}
             live={live}
-            initial={closeoutText(c.closeout)}
+            state={cell("closeout", id, closeoutText(c.closeout))}
             command={p.closeoutCommand}
           />
         </dd>

@@ -224,7 +224,7 @@ function Row({ v }: { v: SessionView }) {
           agent={v.agent}
           title={v.title}
           live={v.live}
-          initial={v.closeout}
+          state={cell("closeout", v.id, v.closeout)}
           command={closeoutCommands[v.agent] ?? null}
         />
       </td>

@@ -60,8 +60,9 @@ function place(list: HTMLElement, entries: { key: string; html: string }[]): voi
 }
 
 function applyState(id: string, state: NonNullable<StreamLine["state"]>): void {
-  const word = statusWord(state.status, state.end_reason ?? null, state.unsure_reason ?? null).word;
+  const { word, tip } = statusWord(state.status, state.end_reason ?? null, state.unsure_reason ?? null);
   setCell("status", id, word);
+  setCell("status-tip", id, tip);
   setCell("status-tone", id, statusTone(word));
   setCell("live", id, state.status === "live" || state.status === "starting" ? "1" : "");
   writeCells({ ...state, asm_id: id, agent: "" } as LiveSession);

@@ -14,6 +14,8 @@ export type {
   ProblemSink,
   SessionFacts,
   SessionSource,
+  TokenUsage,
+  ToolInput,
   TranscriptCapability,
   TranscriptDirEntry,
   TranscriptFile,
@@ -22,8 +24,6 @@ export type {
   TranscriptIo,
   TranscriptLine,
   TranscriptStat,
-  TokenUsage,
-  ToolInput,
   ViewLine,
   ViewRecord,
 } from "./transcript_types.ts";

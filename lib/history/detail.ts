@@ -20,8 +20,8 @@ import {
   type TranscriptEntry,
   transcriptOf,
   UsageTotals,
-  type WindowRequest,
   windowOf,
+  type WindowRequest,
 } from "../ui/transcript_view.ts";
 import { copyTail } from "./copies.ts";
 
@@ -94,7 +94,11 @@ export function sessionFiles(ledger: Ledger, row: SessionRow): SessionFile[] {
     ?.transcript_copy as string | null | undefined) ?? null;
   const paths = filesOfSession(ledger, row.asm_id).map((f) => f.path);
   if (row.transcript_path && !paths.includes(row.transcript_path)) paths.push(row.transcript_path);
-  return paths.map((path) => ({ path, key: fileKey(path), copy: path === row.transcript_path ? copy : null }));
+  return paths.map((path) => ({
+    path,
+    key: fileKey(path),
+    copy: path === row.transcript_path ? copy : null,
+  }));
 }
 
 /** A session's agent and its transcript reader (null when asm cannot read that agent's transcripts). */
@@ -102,7 +106,8 @@ export function readerOf(
   deps: Pick<DetailDeps, "asmHome" | "env">,
   agentName: string,
 ): { agent: AgentConfig | null; transcripts: TranscriptCapability | null } {
-  const agent = loadAgents({ asmHome: deps.asmHome, env: deps.env }).find((a) => a.name === agentName) ?? null;
+  const agent = loadAgents({ asmHome: deps.asmHome, env: deps.env }).find((a) => a.name === agentName) ??
+    null;
   return { agent, transcripts: agent ? adapterOf(agent).transcripts ?? null : null };
 }
 
@@ -130,7 +135,11 @@ async function transcriptTail(
  * The whole lines of `bytes`, which start at byte `start` of the file keyed `key`, each keyed by its offset; and
  * where the next read starts (a last line without its newline is still being written: it is read again later).
  */
-export function keyedLines(bytes: Uint8Array, start: number, key: string): { lines: KeyedLine[]; next: number } {
+export function keyedLines(
+  bytes: Uint8Array,
+  start: number,
+  key: string,
+): { lines: KeyedLine[]; next: number } {
   const lines: KeyedLine[] = [];
   const decoder = new TextDecoder();
   let at = 0;

@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadAgents } from "../agents/mod.ts";
 import { bootId, identityOf, isSameProcess } from "../procs/mod.ts";
-import { asmIdOf, type DerivedSession, launchRow, Ledger, recordActivity, writeDerived } from "../ledger/mod.ts";
+import {
+  asmIdOf,
+  type DerivedSession,
+  launchRow,
+  Ledger,
+  recordActivity,
+  writeDerived,
+} from "../ledger/mod.ts";
 import { hookEvent } from "../ledger/_test_utils.ts";
 import { NASTY_PROMPT } from "./builder_test.ts";
 import { endSession, focusSession, provenPanes, sendCommand } from "./control.ts";
@@ -396,7 +403,11 @@ Deno.test("resume reopens the same session id with the same agent, withholding a
 });
 
 /** The row the import derives for a session, with its closeout state. */
-function derivedRow(w: { ledger: Ledger; folder: string }, asmId: string, closeout: "open" | "closed"): DerivedSession {
+function derivedRow(
+  w: { ledger: Ledger; folder: string },
+  asmId: string,
+  closeout: "open" | "closed",
+): DerivedSession {
   const row = w.ledger.session(asmId)!;
   return {
     asm_id: asmId,
@@ -465,11 +476,23 @@ Deno.test("closeout refuses with a sentence: an agent with no closeout skill, a 
   await refused(closeoutLive(w.deps, shared), "conflict", /Shared Typist has no closeout skill/);
   await refused(closeoutSession(w.deps, shared), "conflict", /has no closeout skill/);
   const asmId = w.session(pid);
-  writeDerived(w.ledger, { sessions: [derivedRow(w, asmId, "closed")], files: [], now: new Date().toISOString() });
-  await refused(closeoutLive(w.deps, asmId), "conflict", /already closed out: its transcript records the wrap-up/);
+  writeDerived(w.ledger, {
+    sessions: [derivedRow(w, asmId, "closed")],
+    files: [],
+    now: new Date().toISOString(),
+  });
+  await refused(
+    closeoutLive(w.deps, asmId),
+    "conflict",
+    /already closed out: its transcript records the wrap-up/,
+  );
   await refused(closeoutSession(w.deps, "nope"), "unknown", /asm has no session nope/);
   const typed = [...Deno.readDirSync(w.root)].filter((e) => e.name.startsWith("typed."));
-  assert.deepEqual(typed.map((e) => Deno.readTextFileSync(join(w.root, e.name))).join(""), "", "nothing typed");
+  assert.deepEqual(
+    typed.map((e) => Deno.readTextFileSync(join(w.root, e.name))).join(""),
+    "",
+    "nothing typed",
+  );
 });
 
 Deno.test("launch requests asm cannot serve are refused with sentences and open nothing", async () => {

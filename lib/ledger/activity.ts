@@ -213,7 +213,8 @@ export function closeGoneRuns(
   return after;
 }
 
-const LIVE_COLUMNS = `asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
+const LIVE_COLUMNS =
+  `asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
   context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason, turns, last_seen, project,
   closeout_state, context_window, end_reason`;
 
@@ -256,7 +257,10 @@ export function liveRows(ledger: Ledger, options: { all?: boolean } = {}): LiveR
  * One session's cells as the live payload carries them, whatever its status (the session page follows an ended
  * session too: a RESUME makes it live, an END ends it), with why it ended; null when asm has no such session.
  */
-export function sessionCells(ledger: Ledger, asmId: string): (LiveRow & { end_reason: string | null }) | null {
+export function sessionCells(
+  ledger: Ledger,
+  asmId: string,
+): (LiveRow & { end_reason: string | null }) | null {
   const r = ledger[DB].prepare(`SELECT ${LIVE_COLUMNS} FROM sessions WHERE asm_id = ?`).get(asmId) as
     | Row
     | undefined;

@@ -57,13 +57,13 @@ export {
   type HookActivity,
   hookActivity,
   listDigest,
-  sessionCells,
   type LiveRow,
   liveRows,
   pollRows,
   type PollSessionRow,
   recordActivity,
   recordUnsure,
+  sessionCells,
 } from "./activity.ts";
 export {
   type AdoptedThread,

@@ -48,7 +48,8 @@ function Output({ r }: { r: ToolResult }) {
 
 function Call({ r, result, highlight }: { r: ToolCall; result?: ToolResult; highlight: string | null }) {
   const i = r.input;
-  const said = i.command !== null || i.path !== null || i.edit !== null || i.patch !== null || i.summary !== null;
+  const said = i.command !== null || i.path !== null || i.edit !== null || i.patch !== null ||
+    i.summary !== null;
   return (
     <div class="msg msg-tool" data-call-id={r.call_id ?? undefined}>
       <div class="tool-head">
@@ -121,10 +122,18 @@ function Record(
         </details>
       );
     case "tool_call":
-      return <Call r={r} result={r.call_id === null ? undefined : ctx.results.get(r.call_id)} highlight={highlight} />;
+      return (
+        <Call
+          r={r}
+          result={r.call_id === null ? undefined : ctx.results.get(r.call_id)}
+          highlight={highlight}
+        />
+      );
     case "tool_result":
       // drawn inside its call when the call is drawn with it
-      if (r.call_id !== null && ctx.results.get(r.call_id) === r && ctx.drawnCalls?.has(r.call_id)) return null;
+      if (r.call_id !== null && ctx.results.get(r.call_id) === r && ctx.drawnCalls?.has(r.call_id)) {
+        return null;
+      }
       return (
         <div class="msg msg-tool-result">
           <Output r={r} />

@@ -97,7 +97,10 @@ export function transcriptOf(
     const seen = view(line.text);
     if (!seen) continue;
     for (const r of seen.records) if (r.kind === "usage") totals.add(r.usage);
-    const entry: TranscriptEntry = { key: seen.id === null ? line.key : `id:${seen.id}`, records: seen.records };
+    const entry: TranscriptEntry = {
+      key: seen.id === null ? line.key : `id:${seen.id}`,
+      records: seen.records,
+    };
     const at = byKey.get(entry.key);
     if (at !== undefined) {
       // a record re-appended under the same id: the last copy wins, in the place of the first
@@ -159,7 +162,11 @@ function timeOf(entry: TranscriptEntry): string | null {
 }
 
 /** The newest entry holding `find` (preferring one written at `at`), or -1. */
-export function hitIndex(entries: readonly TranscriptEntry[], find: string, at: string | null = null): number {
+export function hitIndex(
+  entries: readonly TranscriptEntry[],
+  find: string,
+  at: string | null = null,
+): number {
   const needle = find.toLowerCase();
   let newest = -1;
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -193,7 +200,9 @@ export function windowOf(entries: readonly TranscriptEntry[], request: WindowReq
 }
 
 /** Each tool call's id -> its result, among these entries (the page shows a result inside its call). */
-export function resultsByCall(entries: readonly TranscriptEntry[]): Map<string, ViewRecord & { kind: "tool_result" }> {
+export function resultsByCall(
+  entries: readonly TranscriptEntry[],
+): Map<string, ViewRecord & { kind: "tool_result" }> {
   const out = new Map<string, ViewRecord & { kind: "tool_result" }>();
   for (const e of entries) {
     for (const r of e.records) if (r.kind === "tool_result" && r.call_id !== null) out.set(r.call_id, r);

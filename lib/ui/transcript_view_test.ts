@@ -37,15 +37,39 @@ Deno.test("a real Claude transcript shows the typed prompt and the answer, and n
 Deno.test("a Gemini record re-appended under its id shows once, as its last copy, in the place of the first", () => {
   const lines = [
     JSON.stringify({ sessionId: "s", projectHash: "h", startTime: "2026-11-29T22:00:00.000Z", kind: "main" }),
-    JSON.stringify({ id: "u1", timestamp: "2026-11-29T22:00:01.000Z", type: "user", content: [{ text: "hello" }] }),
-    JSON.stringify({ id: "g1", timestamp: "2026-11-29T22:00:02.000Z", type: "gemini", content: "first draft" }),
-    JSON.stringify({ id: "u2", timestamp: "2026-11-29T22:00:03.000Z", type: "user", content: [{ text: "more" }] }),
-    JSON.stringify({ id: "g1", timestamp: "2026-11-29T22:00:04.000Z", type: "gemini", content: "final answer" }),
+    JSON.stringify({
+      id: "u1",
+      timestamp: "2026-11-29T22:00:01.000Z",
+      type: "user",
+      content: [{ text: "hello" }],
+    }),
+    JSON.stringify({
+      id: "g1",
+      timestamp: "2026-11-29T22:00:02.000Z",
+      type: "gemini",
+      content: "first draft",
+    }),
+    JSON.stringify({
+      id: "u2",
+      timestamp: "2026-11-29T22:00:03.000Z",
+      type: "user",
+      content: [{ text: "more" }],
+    }),
+    JSON.stringify({
+      id: "g1",
+      timestamp: "2026-11-29T22:00:04.000Z",
+      type: "gemini",
+      content: "final answer",
+    }),
   ];
   const { entries } = transcriptOf(keyed(lines), viewer("gemini"));
   const texts = entries.map((e) => e.records.map((r) => "text" in r ? r.text : r.kind).join("|"));
   assert.deepEqual(texts, ["hello", "final answer", "more"]);
-  assert.equal(entries[1].key, "id:g1", "a record with an id is keyed by it, so the stream replaces it in place");
+  assert.equal(
+    entries[1].key,
+    "id:g1",
+    "a record with an id is keyed by it, so the stream replaces it in place",
+  );
 });
 
 function line(records: ViewRecord[], id: string | null = null): string {
@@ -63,7 +87,10 @@ Deno.test("token totals count each model call once, and take a format's running 
   const { totals } = transcriptOf(
     keyed([
       line([{ kind: "assistant", text: "a", ts: null }, call("c1", 100, 10)]),
-      line([{ kind: "tool_call", tool: "Bash", call_id: "t", input: blankInput(), ts: null }, call("c1", 100, 10)]),
+      line([
+        { kind: "tool_call", tool: "Bash", call_id: "t", input: blankInput(), ts: null },
+        call("c1", 100, 10),
+      ]),
       line([call("c2", 150, 5)]),
       line([call(null, 1, 1)]),
     ]),
@@ -74,7 +101,11 @@ Deno.test("token totals count each model call once, and take a format's running 
   running.add({ model: "x", input: 10, output: 1, scope: "total", call: null });
   running.add({ model: null, input: 30, output: 4, scope: "total", call: null });
   assert.deepEqual(running.totals(), { model: "x", input: 30, output: 4 });
-  assert.deepEqual(new UsageTotals().totals(), { model: null, input: null, output: null }, "never said is null");
+  assert.deepEqual(
+    new UsageTotals().totals(),
+    { model: null, input: null, output: null },
+    "never said is null",
+  );
 });
 
 function blankInput() {
@@ -84,7 +115,11 @@ function blankInput() {
 Deno.test("a line of token counts alone makes no entry; its counts still count", () => {
   const { entries, totals } = transcriptOf(
     keyed([
-      line([{ kind: "usage", usage: { model: null, input: 7, output: 3, scope: "total", call: null }, ts: null }]),
+      line([{
+        kind: "usage",
+        usage: { model: null, input: 7, output: 3, scope: "total", call: null },
+        ts: null,
+      }]),
       line([{ kind: "prompt", text: "hi", ts: null }]),
       "not json at all",
     ]),
@@ -117,7 +152,11 @@ Deno.test("the window: the newest page, the page before a key, and the part arou
   assert.deepEqual([hit.entries[0].key, hit.earlier], ["f@7", 7], "ten entries of context before the hit");
   assert.equal(hit.later, 0, "everything after the hit, so the page follows the transcript");
   const far = windowOf(transcriptOf(prompts(3000), asView).entries, { size: 300, find: "needle" });
-  assert.deepEqual([far.entries.length, far.later], [1000, 1993], "at most 1,000 entries from the hit's window");
+  assert.deepEqual(
+    [far.entries.length, far.later],
+    [1000, 1993],
+    "at most 1,000 entries from the hit's window",
+  );
   const none = windowOf(entries, { size: 300, find: "absent" });
   assert.deepEqual([none.hit, none.earlier], [null, 700], "no hit: the newest page");
 });

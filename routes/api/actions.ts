@@ -125,8 +125,11 @@ export const actionRoutes: Route[] = [
     })),
   actionRoute("/api/sessions/:id/send", (ctx, b, p) => sendCommand(actionDeps(ctx), p.id, b.text)),
   actionRoute("/api/sessions/:id/focus", (ctx, _b, p) => focusSession(actionDeps(ctx), p.id)),
-  actionRoute("/api/sessions/:id/closeout", (ctx, b, p) =>
-    closeoutSession(actionDeps(ctx), p.id, { bypass_hook_trust: b.bypass_hook_trust === true })),
+  actionRoute(
+    "/api/sessions/:id/closeout",
+    (ctx, b, p) =>
+      closeoutSession(actionDeps(ctx), p.id, { bypass_hook_trust: b.bypass_hook_trust === true }),
+  ),
   actionRoute("/api/sessions/:id/closeout-live", (ctx, _b, p) => closeoutLive(actionDeps(ctx), p.id)),
   {
     method: "GET",

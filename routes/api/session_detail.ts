@@ -39,7 +39,10 @@ function windowOfQuery(url: URL) {
 }
 
 /** Entries drawn to HTML, each with its key (the page appends it, or replaces the entry of that key). */
-function drawn(entries: readonly TranscriptEntry[], shownCalls: Set<string>): { key: string; html: string }[] {
+function drawn(
+  entries: readonly TranscriptEntry[],
+  shownCalls: Set<string>,
+): { key: string; html: string }[] {
   const ctx = entryContext(entries, { shownCalls });
   return entries.map((e) => ({ key: e.key, html: render(Entries({ entries: [e], ctx })) }));
 }
@@ -191,7 +194,9 @@ export const sessionDetailRoutes: Route[] = [
       }
       const asked = Number(url.searchParams.get("every_ms"));
       // a page may ask for a faster look (tests do), never a busy loop
-      const everyMs = Number.isFinite(asked) && asked > 0 ? Math.min(10_000, Math.max(200, asked)) : STREAM_EVERY_MS;
+      const everyMs = Number.isFinite(asked) && asked > 0
+        ? Math.min(10_000, Math.max(200, asked))
+        : STREAM_EVERY_MS;
       return stream(ctx, params.id, follower, everyMs);
     },
   },

@@ -176,7 +176,11 @@ Deno.test("the stream says the session's state, appends what the transcript gain
         agent_session_id: "9489399f-ac78-4316-81cd-2726c9579121",
       }));
       const ended = await readUntil(reader, seen, (m) => "state" in m);
-      assert.equal((ended.state as { status: string }).status, "ended", "the header learns the session ended");
+      assert.equal(
+        (ended.state as { status: string }).status,
+        "ended",
+        "the header learns the session ended",
+      );
 
       Deno.writeTextFileSync(path, typedLine("rewritten", 3) + "\n");
       await readUntil(reader, seen, (m) => m.reload === true);
@@ -190,7 +194,10 @@ Deno.test("the stream says the session's state, appends what the transcript gain
 });
 
 Deno.test("the page holds the newest entries; Show earlier draws the ones before; a search hit opens the part around it, marked", async () => {
-  const lines = Array.from({ length: 700 }, (_, i) => typedLine(i === 20 ? "find the NEEDLE here" : `prompt ${i}`, i));
+  const lines = Array.from(
+    { length: 700 },
+    (_, i) => typedLine(i === 20 ? "find the NEEDLE here" : `prompt ${i}`, i),
+  );
   await withTranscript(lines, async ({ server, asmId }) => {
     const html = await (await fetch(`${server.url}/sessions/${asmId}`)).text();
     const page = parseHTML(html).document;
@@ -206,7 +213,8 @@ Deno.test("the page holds the newest entries; Show earlier draws the ones before
     assert.equal(earlier.earlier, 100);
     assert.match(drawn.querySelectorAll(".msg-prompt")[299].textContent, /prompt 399/);
 
-    const found = parseHTML(await (await fetch(`${server.url}/sessions/${asmId}?find=needle`)).text()).document;
+    const found =
+      parseHTML(await (await fetch(`${server.url}/sessions/${asmId}?find=needle`)).text()).document;
     const hit = found.getElementById("hit")!;
     assert.match(hit.textContent, /find the NEEDLE here/);
     assert.equal(hit.querySelector("mark")?.textContent, "NEEDLE", "the term is marked in the hit");

@@ -21,7 +21,12 @@ import { boardIsOn } from "./sprint.tsx";
 /** How often the page polls /api/live (the top bar; its own session comes through its stream). */
 const POLL_MS = 5000;
 
-function headerProps(ctx: ServerContext, detail: SessionDetail, agentDisplay: string, closeout: string | null) {
+function headerProps(
+  ctx: ServerContext,
+  detail: SessionDetail,
+  agentDisplay: string,
+  closeout: string | null,
+) {
   const s = detail.session as Record<string, string | number | null>;
   const id = String(s.asm_id);
   const cells = sessionCells(ctx.ledger, id)!;
@@ -80,7 +85,11 @@ export const sessionDetailPageRoutes: Route[] = [{
     }
     const configs = loadAgents({ asmHome: ctx.asmHome, env: ctx.env });
     const closeouts = closeoutCommands(configs);
-    const agents = configs.map((a) => ({ name: a.name, display: a.display, closeout: closeouts[a.name] ?? null }));
+    const agents = configs.map((a) => ({
+      name: a.name,
+      display: a.display,
+      closeout: closeouts[a.name] ?? null,
+    }));
     const agentName = String(detail.session.agent);
     const display = configs.find((a) => a.name === agentName)?.display ?? agentName;
     const header = headerProps(ctx, detail, display, closeouts[agentName] ?? null);
@@ -101,7 +110,9 @@ export const sessionDetailPageRoutes: Route[] = [{
           <Island name="Actions" component={Actions} props={{ agents, folders: [] }} />
           <Island name="SessionHeader" component={SessionHeader} props={header} />
           {detail.note && <p class="empty">{detail.note}</p>}
-          {find && detail.hit === null && <p class="lede">"{find}" is not in the part of the transcript read.</p>}
+          {find && detail.hit === null && (
+            <p class="lede">"{find}" is not in the part of the transcript read.</p>
+          )}
           <section class="transcript" aria-label="Transcript">
             {detail.earlier > 0 && first && (
               <button type="button" class="more" data-show-earlier>
@@ -109,7 +120,9 @@ export const sessionDetailPageRoutes: Route[] = [{
               </button>
             )}
             {detail.cut && detail.earlier === 0 && (
-              <p class="lede">The oldest part of this transcript is beyond what asm reads (its newest 16 MiB).</p>
+              <p class="lede">
+                The oldest part of this transcript is beyond what asm reads (its newest 16 MiB).
+              </p>
             )}
             <div class="entries" data-entries>
               <Entries
@@ -119,7 +132,8 @@ export const sessionDetailPageRoutes: Route[] = [{
             </div>
             {detail.later > 0 && (
               <p class="lede">
-                {detail.later} newer entries are not shown here. <a href={`/sessions/${header.id}`}>Open the newest</a>
+                {detail.later} newer entries are not shown here.{" "}
+                <a href={`/sessions/${header.id}`}>Open the newest</a>
               </p>
             )}
             <span id="newest" />
@@ -129,4 +143,3 @@ export const sessionDetailPageRoutes: Route[] = [{
     });
   },
 }];
-

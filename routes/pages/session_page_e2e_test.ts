@@ -61,7 +61,8 @@ Deno.test({
     const turnEnded = (asmId: string, n: number) =>
       world.until(
         () =>
-          world.server.ledger.query("SELECT 1 FROM events WHERE asm_id = ? AND event = 'Stop'", asmId).length >= n,
+          world.server.ledger.query("SELECT 1 FROM events WHERE asm_id = ? AND event = 'Stop'", asmId)
+            .length >= n,
         `turn ${n} of ${asmId} ended`,
         30_000,
       );
@@ -77,6 +78,7 @@ Deno.test({
       const pane = String(launched.body.pane_id);
 
       const page = await browser.newPage();
+      page.on("pageerror", (e) => console.log(`page error: ${e.message}`));
       await openWithKey(page, world.server, `/sessions/${a.asmId}?stream_ms=300`);
       await page.locator(`[data-status-for="${a.asmId}"]`, { hasText: "LIVE" }).waitFor({ timeout: 15_000 });
       await page.locator(".msg-prompt", { hasText: "hello from the session page test" }).waitFor();
@@ -100,7 +102,9 @@ Deno.test({
       assert.equal(command, `$ ${MOCK_SHELL_COMMAND}`);
       assert.match(output ?? "", /mock-tool-ran/);
       assert.equal(await notReloaded(page), true, "no reload: the entries were appended");
-      const appended = await page.evaluate(() => (globalThis as unknown as { __asmAppended: number }).__asmAppended);
+      const appended = await page.evaluate(() =>
+        (globalThis as unknown as { __asmAppended: number }).__asmAppended
+      );
       assert.ok(appended >= 2, `${appended} entries appended`);
 
       // Jump and Send from the page (its pane is proven)
@@ -131,7 +135,10 @@ Deno.test({
       const closeoutCell = page.locator(`[data-closeout-for="${a.asmId}"]`);
       await closeoutCell.getByRole("button", { name: "Closeout" }).waitFor({ timeout: 15_000 });
       await closeoutCell.getByRole("button", { name: "Closeout" }).click();
-      assert.match(await page.locator(".dialog").innerText(), /types \/closeout and Enter into its own window/);
+      assert.match(
+        await page.locator(".dialog").innerText(),
+        /types \/closeout and Enter into its own window/,
+      );
       await confirm(page, /Closeout .*: done/);
       await closeoutCell.locator(".closed-out").waitFor({ timeout: 45_000 });
       console.log(`live closeout: the cell reads "${await closeoutCell.innerText()}"`);
@@ -155,8 +162,11 @@ Deno.test({
       await confirm(page, /Closeout .*: done/);
       await bCell.locator(".closed-out").waitFor({ timeout: 60_000 });
       assert.equal(await notReloaded(page), true, "the cell turned without a reload");
-      assert.equal(world.server.ledger.query("SELECT closeout_state FROM sessions WHERE asm_id = ?", b.asmId)[0]
-        .closeout_state, "closed");
+      assert.equal(
+        world.server.ledger.query("SELECT closeout_state FROM sessions WHERE asm_id = ?", b.asmId)[0]
+          .closeout_state,
+        "closed",
+      );
       console.log(`ended closeout: the cell reads "${await bCell.innerText()}"`);
 
       // CONTINUE WITH from the page (once it ends): Gemini CLI takes over; both pages link the two sessions

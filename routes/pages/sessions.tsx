@@ -76,7 +76,11 @@ export const sessionsPageRoutes: Route[] = [{
     const launches = pendingLaunchViews(ctx.ledger);
     const configs = loadAgents({ asmHome: ctx.asmHome, env: ctx.env });
     const closeouts = closeoutCommands(configs);
-    const agents = configs.map((a) => ({ name: a.name, display: a.display, closeout: closeouts[a.name] ?? null }));
+    const agents = configs.map((a) => ({
+      name: a.name,
+      display: a.display,
+      closeout: closeouts[a.name] ?? null,
+    }));
     const board = boardIsOn(ctx);
     // the board's lanes first, the full session list underneath (the spec's layout)
     const boardSection = await boardIsland(ctx, live.map((s) => s.asm_id));
