@@ -46,8 +46,8 @@ export interface ServeChild {
 
 /** Options of {@link startServeChild}. */
 export interface ServeChildOptions {
-  /** Writes the bench's rows into the ledger before the server opens it. */
-  seed?(ledger: Ledger): void;
+  /** Writes the bench's rows into the ledger (and files into the scratch home) before the server opens it. */
+  seed?(ledger: Ledger, home: string): void;
   /** Seconds to wait for the server to answer (default 60). */
   readySeconds?: number;
 }
@@ -67,7 +67,7 @@ export async function startServeChild(options: ServeChildOptions = {}): Promise<
   if (options.seed) {
     const ledger = Ledger.open(join(asmHome, "ledger.sqlite"), { harnessRoots: harnessRoots(asmHome) });
     try {
-      options.seed(ledger);
+      options.seed(ledger, home);
     } finally {
       ledger.close();
     }

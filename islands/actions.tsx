@@ -152,26 +152,34 @@ export function CloseoutCell(
     command: string | null;
   },
 ) {
-  if (state.value === "closed out") return <span class="closed-out">closed out</span>;
-  if (command === null) {
-    return (
-      <span
-        class="muted"
-        title="this agent records no closeout skill asm can see run, so asm cannot close it out"
-      >
-        none
-      </span>
-    );
-  }
+  // both are drawn, one hidden: the poll or the stream flips them by writing the cell, and nothing renders again
+  const closed = computed(() => state.value === "closed out");
+  const notClosed = computed(() => state.value !== "closed out");
   return (
-    <button
-      type="button"
-      class="closeout-button"
-      title={live ? `type ${command} into its window` : `resume it and run ${command}`}
-      onClick={() => openDialog({ kind: "closeout", id, agent, title, live, command })}
-    >
-      Closeout
-    </button>
+    <>
+      <span class="closed-out" hidden={notClosed}>closed out</span>
+      {command === null
+        ? (
+          <span
+            class="muted"
+            hidden={closed}
+            title="this agent records no closeout skill asm can see run, so asm cannot close it out"
+          >
+            none
+          </span>
+        )
+        : (
+          <button
+            type="button"
+            class="closeout-button"
+            hidden={closed}
+            title={live ? `type ${command} into its window` : `resume it and run ${command}`}
+            onClick={() => openDialog({ kind: "closeout", id, agent, title, live, command })}
+          >
+            Closeout
+          </button>
+        )}
+    </>
   );
 }
 

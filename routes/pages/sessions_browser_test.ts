@@ -362,11 +362,12 @@ Deno.test("every cell true without a reload: turns, last seen, project and close
       await page.evaluate(
         (id) =>
           ["turns", "project", "closeout"].map((f) =>
-            document.querySelector(`[data-${f}-for="${id}"]`)?.textContent
+            document.querySelector<HTMLElement>(`[data-${f}-for="${id}"]`)?.innerText
           ),
         a,
       ),
-      ["7", "website-v2", "open"],
+      // an open closeout is the Closeout button
+      ["7", "website-v2", "Closeout"],
     );
     await page.waitForFunction(
       (id) => document.querySelector(`[data-context-for="${id}"]`)?.textContent === "42%",
