@@ -198,7 +198,8 @@ function seedTranscript(ledger: Ledger, home: string): void {
         usage,
         content: [{
           type: "text",
-          text: `I will **check** the build first.\n\n- read the log\n- run \`make test\`\n\n\`\`\`sh\nmake test\n\`\`\``,
+          text:
+            `I will **check** the build first.\n\n- read the log\n- run \`make test\`\n\n\`\`\`sh\nmake test\n\`\`\``,
         }],
       },
     }));
@@ -210,7 +211,12 @@ function seedTranscript(ledger: Ledger, home: string): void {
         role: "assistant",
         model: "claude-bench-1",
         usage,
-        content: [{ type: "tool_use", id: call, name: "Bash", input: { command: `make test STEP=${i / 4}` } }],
+        content: [{
+          type: "tool_use",
+          id: call,
+          name: "Bash",
+          input: { command: `make test STEP=${i / 4}` },
+        }],
       },
     }));
     lines.push(JSON.stringify({

@@ -5,6 +5,7 @@ import {
   insideAny,
   NODE_FILES,
   openRegularSync,
+  readGrowth,
   readTail,
   readTailSync,
   RefusedFile,
@@ -136,6 +137,34 @@ Deno.test("a tail of a large file reads at most the bound (plus one byte), count
     const tail = await readTail(path, 4 << 20, counting);
     assert.equal(read, (4 << 20) + 1);
     assert.equal(tail.bytes.length, 4 << 20);
+  } finally {
+    done();
+  }
+});
+
+Deno.test("what a file gained: whole lines only, a half-written line waits, a shrunk file says so, an endless line is skipped", async () => {
+  const { dir, done } = scratch();
+  try {
+    const path = join(dir, "t.jsonl");
+    Deno.writeTextFileSync(path, "one\ntwo\nthr");
+    const first = await readGrowth(path, 0, 1024);
+    assert.deepEqual([new TextDecoder().decode(first.bytes), first.next, first.size], ["one\ntwo\n", 8, 11]);
+    const waiting = await readGrowth(path, first.next, 1024);
+    assert.deepEqual([waiting.bytes.length, waiting.next], [0, 8], "the half line waits for its newline");
+    Deno.writeTextFileSync(path, "ee\n", { append: true });
+    const rest = await readGrowth(path, waiting.next, 1024);
+    assert.deepEqual([new TextDecoder().decode(rest.bytes), rest.next], ["three\n", 14]);
+    Deno.writeTextFileSync(path, "x\n");
+    const shrunk = await readGrowth(path, rest.next, 1024);
+    assert.deepEqual(
+      [shrunk.bytes.length, shrunk.next, shrunk.size],
+      [0, 14, 2],
+      "below the cursor: rewritten",
+    );
+    Deno.writeTextFileSync(path, "y".repeat(5000));
+    const endless = await readGrowth(path, 0, 1024);
+    assert.deepEqual([endless.bytes.length, endless.next], [0, 1024], "a window of one line is passed over");
+    await assert.rejects(readGrowth(join(dir, "missing"), 0, 1024), Deno.errors.NotFound);
   } finally {
     done();
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type AgentConfig, loadAgents } from "../agents/mod.ts";
-import { agentArgv, ArgvError, oneShotArgv } from "./argv.ts";
+import { agentArgv, ArgvError, oneShotArgv, resumeCommandLine } from "./argv.ts";
 
 const builtin = loadAgents({ asmHome: "/nonexistent-asm-home" });
 
@@ -130,4 +130,17 @@ Deno.test("every built-in agent has a one-shot turn and a one-shot resume carryi
     const resumed = oneShotArgv(agent, { prompt: "a b c", sessionId: "s-1" });
     assert.ok(resumed.includes("a b c") && resumed.includes("s-1"), agent.name);
   }
+});
+
+Deno.test("the resume command a person pastes: every word as the shell reads it back, or none when it would lie", () => {
+  const claude = builtin.find((a) => a.name === "claude")!;
+  assert.equal(
+    resumeCommandLine(claude, "9489399f-ac78", "/home/me/it's $(rm -rf ~) `x`"),
+    "cd '/home/me/it'\\''s $(rm -rf ~) `x`' && claude --resume 9489399f-ac78",
+  );
+  assert.equal(resumeCommandLine(claude, "abc", "/plain/dir"), "cd /plain/dir && claude --resume abc");
+  assert.equal(resumeCommandLine(claude, "abc", null), "claude --resume abc");
+  assert.equal(resumeCommandLine(claude, "abc", "/two\nlines"), null, "a folder that is not one line");
+  assert.equal(resumeCommandLine(claude, "-rf", "/d"), null, "an id that would read as a flag");
+  assert.equal(resumeCommandLine(agentWith({ resume_argv: [] }), "abc", "/d"), null, "no resume_argv");
 });

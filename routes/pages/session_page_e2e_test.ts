@@ -77,7 +77,10 @@ Deno.test({
       await turnEnded(a.asmId, 1);
       const pane = String(launched.body.pane_id);
 
-      const page = await browser.newPage();
+      // the Copy button writes the clipboard: granted, as a person's browser grants it to the page they use
+      const context = await browser.newContext();
+      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.server.url });
+      const page = await context.newPage();
       page.on("pageerror", (e) => console.log(`page error: ${e.message}`));
       await openWithKey(page, world.server, `/sessions/${a.asmId}?stream_ms=300`);
       await page.locator(`[data-status-for="${a.asmId}"]`, { hasText: "LIVE" }).waitFor({ timeout: 15_000 });
@@ -106,6 +109,39 @@ Deno.test({
         (globalThis as unknown as { __asmAppended: number }).__asmAppended
       );
       assert.ok(appended >= 2, `${appended} entries appended`);
+
+      // the resume command, copied as a person pastes it
+      await page.getByRole("button", { name: "Copy", exact: true }).click();
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      const sid = world.server.ledger.session(a.asmId)!.agent_session_id;
+      assert.equal(copied, `cd '${world.folder}' && claude --resume ${sid}`);
+
+      // a search hit opens the page at the hit, marked and in view; the page reads at every width
+      await page.goto(`${world.server.url}/sessions/${a.asmId}?find=mock-tool-ran&stream_ms=300#hit`);
+      const hit = page.locator("#hit");
+      await hit.waitFor();
+      assert.equal(await hit.locator("mark").first().innerText(), "mock-tool-ran");
+      const box = (await hit.boundingBox())!;
+      const height = page.viewportSize()!.height;
+      console.log(`search hit: at ${Math.round(box.y)} px of a ${height} px window`);
+      assert.ok(box.y >= 0 && box.y < height, "the hit is in view");
+      for (const width of [1920, 1440, 1024, 768, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        const at = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth - innerWidth,
+          sticking: [...document.querySelectorAll<HTMLElement>("main *")].filter((e) =>
+            e.getBoundingClientRect().right > innerWidth + 1 && e.getClientRects().length > 0
+          ).slice(0, 3).map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+        }));
+        console.log(
+          `${width} px, session page: page scroll ${at.scroll} px; ${at.sticking.length} elements stick out`,
+        );
+        assert.equal(at.scroll, 0, `${width} px: ${at.sticking.join("; ")}`);
+        assert.deepEqual(at.sticking, [], `${width} px`);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await openWithKey(page, world.server, `/sessions/${a.asmId}?stream_ms=300`);
+      await mark(page);
 
       // Jump and Send from the page (its pane is proven)
       await page.getByRole("button", { name: "Jump", exact: true }).click();
