@@ -197,10 +197,11 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
   if (pane && before !== null) {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      after = await deps.host.windowCount();
       // the session's own pane (its id and its process: ids start again in a new tmux server) is gone; the
-      // count is reported, not compared: another launch may open a window meanwhile
+      // count is reported, not compared: another launch may open a window meanwhile. Counted after the panes
+      // are listed, so a window that closes between the two reads is never reported closed and still counted
       closed = !(await deps.host.panes()).some((p) => p.paneId === pane.paneId && p.panePid === pane.panePid);
+      after = await deps.host.windowCount();
       if (closed || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 100));
     }
