@@ -110,6 +110,8 @@ export async function benchBoard(options: BoardBenchOptions = {}): Promise<Board
       windowCount: () => Promise.resolve(0),
       type: refuse,
       focus: refuse,
+      attach: refuse,
+      attachCommand: () => "",
     };
     await doneCard(board.buttons({ ledger, asmHome: dir, env: { HOME: dir }, host, agents })!, planned[0]);
     const button = fake.count();

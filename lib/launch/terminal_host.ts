@@ -46,6 +46,23 @@ export interface TerminalHost {
   type(paneId: string, text: string): Promise<void>;
   /** Brings the pane's window to the front. */
   focus(paneId: string): Promise<void>;
+  /**
+   * A control client attached to the session that holds the pane (the page's terminal view): the host's own
+   * output notifications in, commands out, over pipes; no terminal of asm's. Throws a sentence when it cannot.
+   */
+  attach(paneId: string): Promise<ControlClient>;
+  /** The command a person runs in a terminal to attach to the pane's window themselves (shell-quoted). */
+  attachCommand(pane: PaneInfo): string;
+}
+
+/** A control-mode client of the host. */
+export interface ControlClient {
+  /** The client's output, one line at a time (bytes, without the newline); ends when the client exits. */
+  lines(): AsyncIterable<Uint8Array>;
+  /** Sends one command line. */
+  send(command: string): Promise<void>;
+  /** Detaches (the pane and its agent go on). */
+  close(): Promise<void>;
 }
 
 /** The host could not do what was asked; the message is a sentence a person reads. */

@@ -15,7 +15,9 @@
  */
 import { BUILTIN_LAUNCH_ENV } from "./env.ts";
 import { envNameMatches } from "../config/mod.ts";
-import type { OpenedWindow, OpenRequest, PaneInfo, TerminalHost } from "./terminal_host.ts";
+import type { ControlClient, OpenedWindow, OpenRequest, PaneInfo, TerminalHost } from "./terminal_host.ts";
+import { PANE_ID, SESSION_ID } from "./control_mode.ts";
+import { shellWord } from "./argv.ts";
 import { TerminalHostError } from "./terminal_host.ts";
 
 /** Which tmux server and session. */
@@ -216,6 +218,71 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
       await new Promise((r) => setTimeout(r, ENTER_DELAY_MS));
       const entered = await run(["send-keys", "-t", paneId, "Enter"]);
       if (!entered.ok) throw new TerminalHostError(`tmux could not press Enter in ${paneId}: ${entered.err}`);
+    },
+
+    async attach(paneId: string): Promise<ControlClient> {
+      if (!PANE_ID.test(paneId)) throw new TerminalHostError(`not a tmux pane id: ${JSON.stringify(paneId)}`);
+      // by the session's id: attaching to the pane itself would make its window the session's current one,
+      // which a person attached to the same session would see switch under them
+      const ran = await run(["display-message", "-p", "-t", paneId, "#{session_id}"]);
+      const sessionId = ran.out.trim();
+      if (!ran.ok || !SESSION_ID.test(sessionId)) {
+        throw new TerminalHostError(`tmux could not find the pane ${paneId}: ${ran.err || ran.out.trim()}`);
+      }
+      let child: Deno.ChildProcess;
+      try {
+        child = new Deno.Command(tmux, {
+          args: [...socket, "-C", "attach-session", "-t", sessionId],
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "null",
+          env: clientEnv,
+          clearEnv: true,
+        }).spawn();
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) throw new TerminalHostError(`tmux is not installed`);
+        throw err;
+      }
+      const writer = child.stdin.getWriter();
+      const encoder = new TextEncoder();
+      let closed = false;
+      return {
+        async *lines() {
+          let pending = new Uint8Array(0);
+          for await (const chunk of child.stdout) {
+            const joined = new Uint8Array(pending.length + chunk.length);
+            joined.set(pending);
+            joined.set(chunk, pending.length);
+            let start = 0;
+            for (let nl = joined.indexOf(0x0a); nl !== -1; nl = joined.indexOf(0x0a, start)) {
+              yield joined.slice(start, nl);
+              start = nl + 1;
+            }
+            pending = joined.slice(start);
+          }
+        },
+        async send(command: string) {
+          if (closed) return;
+          await writer.write(encoder.encode(command + "\n"));
+        },
+        async close() {
+          if (closed) return;
+          closed = true;
+          // an empty line detaches a control client; its stdin closing does too
+          await writer.close().catch(() => {});
+          const timer = setTimeout(() => {
+            try {
+              child.kill("SIGTERM");
+            } catch { /* gone */ }
+          }, 2000);
+          await child.status;
+          clearTimeout(timer);
+        },
+      };
+    },
+
+    attachCommand(pane: PaneInfo): string {
+      return ["tmux", ...socket, "attach-session", "-t", pane.windowId].map(shellWord).join(" ");
     },
 
     async focus(paneId: string): Promise<void> {

@@ -197,6 +197,8 @@ export function boardWorld(
     windowCount: () => Promise.resolve(0),
     type: () => Promise.resolve(),
     focus: () => Promise.resolve(),
+    attach: () => Promise.reject(new Error("the fake host has no view")),
+    attachCommand: () => "",
   };
   const actions: ActionDeps = {
     ledger,
