@@ -370,10 +370,14 @@ function SendForm({ id, title }: { id: string; title: string }) {
         );
       }}
     >
-      <h2>Send a command to {title}</h2>
+      <h2>Send to {title}</h2>
       <label>
-        Command <input name="text" required placeholder="/compact" />
+        Text <input name="text" required placeholder="a prompt, or a command such as /compact" />
       </label>
+      <p class="why">
+        asm types it into its window and presses Enter. To answer a dialog, use its window on the session
+        page.
+      </p>
       <DialogFooter submit="Send" />
     </form>
   );

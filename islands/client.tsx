@@ -68,6 +68,9 @@ function start(): void {
 
 // the key first (a #code= in the address is traded for it), then the page: every poll and action needs it
 await takeCodeFromAddress();
+// the terminal view's own script waits for the key (it runs beside this one)
+(globalThis as unknown as { __asmKeyReady: boolean }).__asmKeyReady = true;
+dispatchEvent(new Event("asm:key"));
 if (document.body.dataset.shell === "1") {
   if (await loadShell()) start();
 } else {

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * Launches still waiting for their session, above the table: "Starting", or "Waiting on you" with the agent's own
- * dialog they wait on (a folder-trust or onboarding screen asm never answers for the person). Renders when that
+ * dialog they wait on (a folder-trust or onboarding screen asm never answers for the person: the link opens the
+ * launch's window in the page, where the person answers it). Renders when that
  * list changes, which is a displayed fact changing; never on a quiet poll.
  * @module
  */
@@ -38,6 +39,10 @@ export function Launches({ launches }: LaunchesProps) {
           <span class={`chip chip-${l.agent}`}>{l.agent}</span>{" "}
           <strong>{l.waiting_reason ? "Waiting on you" : "Starting"}</strong>
           {l.waiting_reason ? `: ${l.waiting_reason}` : ""} <span class="muted">{l.name ?? l.folder}</span>
+          {" "}
+          <a href={`/launches/${encodeURIComponent(l.token)}`}>
+            {l.waiting_reason ? "answer it here" : "see its window"}
+          </a>
         </div>
       ))}
     </div>

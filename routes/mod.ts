@@ -19,6 +19,8 @@ import { panelRoutes } from "./pages/panels.tsx";
 import { sessionDetailPageRoutes } from "./pages/session_detail.tsx";
 import { sessionDetailRoutes } from "./api/session_detail.ts";
 import { staticRoutes } from "./static.ts";
+import { terminalRoutes } from "./api/terminal.ts";
+import { launchPageRoutes } from "./pages/launch.tsx";
 
 /** The routes, matched in order. */
 export const ROUTES: readonly Route[] = [
@@ -30,6 +32,7 @@ export const ROUTES: readonly Route[] = [
   ...importRoutes,
   ...sessionsRoutes,
   ...sessionDetailRoutes,
+  ...terminalRoutes,
   ...projectsRoutes,
   ...heatmapRoutes,
   ...usageRoutes,
@@ -37,5 +40,6 @@ export const ROUTES: readonly Route[] = [
   ...sessionsPageRoutes,
   ...panelRoutes,
   ...sessionDetailPageRoutes,
+  ...launchPageRoutes,
   ...staticRoutes,
 ];

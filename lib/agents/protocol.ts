@@ -55,6 +55,8 @@ export interface AgentConfig {
   closeout_skill: string;
   /** What, typed as a prompt, runs a skill ("{skill}" is its name): the closeout actions type it. */
   skill_command: string;
+  /** The key that stops the agent's turn in its window (a name the terminal view knows: Escape, C-c). */
+  interrupt_key: string;
   /** The argv of a one-shot turn in an existing session `{session_id}` (as one_shot); empty when none. */
   one_shot_resume: string[];
   /** The argv of an interactive session asm launches (`{trust_bypass}` as in one_shot); continue-with too. */

@@ -52,6 +52,7 @@ const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   stalled_minutes: "minutes",
   closeout_skill: "string",
   skill_command: "string",
+  interrupt_key: "string",
   one_shot_resume: "strings",
   launch_argv: "strings",
   resume_argv: "strings",
@@ -69,6 +70,8 @@ const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = {
   closeout_skill: "",
   // how a person runs a skill in the agent's prompt: a slash command in every agent asm knows
   skill_command: "/{skill}",
+  // every agent asm knows stops a turn on Escape (their status lines say "esc to interrupt" / "esc to cancel")
+  interrupt_key: "Escape",
   one_shot_resume: [],
   // an agent without these can still be launched with its bare command; resume and models are then refused
   launch_argv: [],

@@ -186,13 +186,13 @@ Deno.test("a launch without a prompt sends the adapter's fixed opener, never an 
   assert.deepEqual(args, ["--typed", "--", "Say READY and wait for my next message."]);
 });
 
-Deno.test("send types a slash command into the pane proven to hold the session's process", async () => {
+Deno.test("send types free text into the pane proven to hold the session's process", async () => {
   await using w = world();
   await launchSession(w.deps, { agent: "typist", folder: w.folder, prompt: "x" });
   const { pid } = await w.started();
   const asmId = w.session(pid);
-  const sent = await sendCommand(w.deps, asmId, "/compact keep it short");
-  assert.equal(sent.typed, "/compact keep it short");
+  const sent = await sendCommand(w.deps, asmId, "please fix the build; it's `make test` — thanks #1 $HOME");
+  assert.equal(sent.typed, "please fix the build; it's `make test` — thanks #1 $HOME");
   const typed = await waitFor(() => {
     try {
       return Deno.readTextFileSync(join(w.root, `typed.${pid}`)) || undefined;
@@ -200,7 +200,7 @@ Deno.test("send types a slash command into the pane proven to hold the session's
       return undefined;
     }
   }, "the typed line arrived");
-  assert.equal(typed, "/compact keep it short\n");
+  assert.equal(typed, "please fix the build; it's `make test` — thanks #1 $HOME\n", "typed as written");
 });
 
 Deno.test("send refuses while the session waits on a dialog: its text and Enter would answer it", async () => {
@@ -257,14 +257,15 @@ Deno.test("focus brings the session's own window forward", async () => {
   assert.equal(await current(), second.window_id);
 });
 
-Deno.test("send refuses a session whose process is in no pane asm can see, and what is not a slash command", async () => {
+Deno.test("send refuses a session whose process is in no pane asm can see, and what is not one line of text", async () => {
   await using w = world();
   const outside = new Deno.Command("head", { args: ["-n", "1"], stdin: "piped", stdout: "null" }).spawn();
   try {
     const asmId = w.session(outside.pid);
     await refused(sendCommand(w.deps, asmId, "/help"), "conflict", /in no pane asm can see/);
-    await refused(sendCommand(w.deps, asmId, "rm -rf /"), "invalid", /only a slash command/);
-    await refused(sendCommand(w.deps, asmId, "/a\nb"), "invalid", /one line/);
+    await refused(sendCommand(w.deps, asmId, "   "), "invalid", /give it some/);
+    await refused(sendCommand(w.deps, asmId, "/a\nb"), "invalid", /one line of printable text/);
+    await refused(sendCommand(w.deps, asmId, "x".repeat(10_001)), "invalid", /at most 10000 characters/);
   } finally {
     await outside.stdin.close();
     await outside.status;

@@ -237,7 +237,7 @@ function release(deps: ActionDeps, asmId: string, before: SessionRow): void {
 }
 
 /** The pane carrying one of the session's proven processes, or a refusal. */
-async function provenPane(deps: ActionDeps, asmId: string, action: string): Promise<PaneInfo> {
+export async function provenPane(deps: ActionDeps, asmId: string, action: string): Promise<PaneInfo> {
   const { runs, procs } = proveSession(deps, asmId, action);
   const panes = await deps.host.panes();
   for (const { proc } of runs) {
@@ -252,20 +252,29 @@ async function provenPane(deps: ActionDeps, asmId: string, action: string): Prom
   );
 }
 
-/** Only a slash command: one line, starting with "/", printable. */
-export function slashCommandProblem(text: unknown): string | null {
-  if (typeof text !== "string" || !text.startsWith("/")) {
-    return "send types only a slash command: text starting with /";
-  }
+/** The most one Send may type. */
+export const MAX_SEND_CHARS = 10_000;
+
+/**
+ * What Send types: one line of printable text (a prompt, or a slash command), at most {@link MAX_SEND_CHARS}.
+ * A newline would press Enter in the middle of it, so it is refused: the terminal view types anything.
+ */
+export function sendTextProblem(text: unknown): string | null {
+  if (typeof text !== "string" || text.trim() === "") return "send types text: give it some";
   // deno-lint-ignore no-control-regex
-  if (/[\x00-\x1f\x7f]/.test(text)) return "a slash command is one line of printable text";
-  if (text.length > 500) return "a slash command is at most 500 characters";
+  if (/[\x00-\x1f\x7f]/.test(text)) {
+    return "send types one line of printable text (its Enter is pressed after it); the window in the page types anything";
+  }
+  if (text.length > MAX_SEND_CHARS) return `send types at most ${MAX_SEND_CHARS} characters`;
   return null;
 }
 
-/** Types a slash command into the session's own pane, after proving the pane's process tree holds its process. */
+/**
+ * Types one line (a prompt, or a slash command) and Enter into the session's own pane, after proving the pane's
+ * process tree holds its process.
+ */
 export async function sendCommand(deps: ActionDeps, asmId: string, text: unknown): Promise<SendResult> {
-  const problem = slashCommandProblem(text);
+  const problem = sendTextProblem(text);
   if (problem) throw new ActionRefused("invalid", problem);
   return await typeLine(deps, asmId, text as string);
 }

@@ -21,6 +21,7 @@ export {
   endSession,
   type FocusResult,
   focusSession,
+  provenPane,
   provenPanes,
   sendCommand,
   type SendResult,
@@ -44,3 +45,5 @@ export {
   TerminalHostError,
 } from "./terminal_host.ts";
 export { type TmuxConfig, tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
+export { type ViewFrame } from "./pane_view.ts";
+export { launchPane, MAX_VIEWS, NAMED_KEYS, ViewRegistry, type ViewTarget } from "./views.ts";

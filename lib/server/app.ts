@@ -301,6 +301,7 @@ export function startServer(options: ServerOptions): RunningServer {
       await context.state.board.close();
       // a followed transcript's stream never ends by itself: the shutdown would wait for it
       context.state.streams.closing.abort();
+      await context.state.views.closeAll();
       await server.shutdown();
       ledger.close();
       lock.release();

@@ -13,6 +13,7 @@ import { LiveRevision, newPollState, type PollState } from "../liveness/mod.ts";
 import { UsageCache } from "../usage/mod.ts";
 import { LedgerWatch } from "./ledger_watch.ts";
 import { BoardRuntime } from "../reconcile/mod.ts";
+import { ViewRegistry } from "../launch/mod.ts";
 import type { LogLine } from "../lang/mod.ts";
 
 /** One server's state. */
@@ -37,6 +38,8 @@ export interface ServerState {
   panes: Set<string>;
   /** The session pages following their transcripts (`GET /api/sessions/:id/stream`): how many, and their end. */
   streams: { open: number; closing: AbortController };
+  /** The terminal views open (`GET /api/terminal`): each a control client of the terminal host. */
+  views: ViewRegistry;
 }
 
 /** A new server's state. */
@@ -56,6 +59,7 @@ export function newServerState(deps: {
     sessionsBodies: new Map(),
     panes: new Set(),
     streams: { open: 0, closing: new AbortController() },
+    views: new ViewRegistry(),
     drain: newDrainState(),
     ledgerWatch: new LedgerWatch({ ledger: deps.ledger, asmHome: deps.asmHome, log: deps.log }),
     board: new BoardRuntime({

@@ -14,21 +14,42 @@ export interface IslandBundle {
   url: string;
 }
 
-let building: Promise<IslandBundle> | null = null;
+const building = new Map<string, Promise<IslandBundle>>();
 
 /** Builds the bundle (once per process; later calls share the first build). */
 export function islandBundle(): Promise<IslandBundle> {
-  building ??= build().catch((err) => {
-    building = null;
-    throw err;
-  });
-  return building;
+  return bundleOf("islands/client.tsx", "islands");
 }
 
-async function build(): Promise<IslandBundle> {
+/**
+ * The terminal view's script (xterm.js and islands/terminal_client.ts), apart from the islands: only the pages
+ * that show a window load it.
+ */
+export function terminalBundle(): Promise<IslandBundle> {
+  return bundleOf("islands/terminal_client.ts", "terminal");
+}
+
+/** xterm.js's own style, which the terminal view's pages carry. */
+export function terminalStyle(): string {
+  return Deno.readTextFileSync(`${repoRoot()}/node_modules/@xterm/xterm/css/xterm.css`);
+}
+
+function bundleOf(entry: string, name: string): Promise<IslandBundle> {
+  let built = building.get(entry);
+  if (!built) {
+    built = build(entry, name).catch((err) => {
+      building.delete(entry);
+      throw err;
+    });
+    building.set(entry, built);
+  }
+  return built;
+}
+
+async function build(entry: string, name: string): Promise<IslandBundle> {
   const root = repoRoot();
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform=browser", "--minify", "--quiet", `${root}/islands/client.tsx`],
+    args: ["bundle", "--platform=browser", "--minify", "--quiet", `${root}/${entry}`],
     cwd: root,
     stdin: "null",
     stdout: "piped",
@@ -41,5 +62,5 @@ async function build(): Promise<IslandBundle> {
   }
   const js = new TextDecoder().decode(out.stdout);
   const hash = createHash("sha256").update(js).digest("hex").slice(0, 12);
-  return { js, url: `/static/islands.${hash}.js` };
+  return { js, url: `/static/${name}.${hash}.js` };
 }

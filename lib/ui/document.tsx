@@ -131,6 +131,10 @@ pre.tool-cmd { font-family: ui-monospace, monospace; font-size: 12px; background
 .tool-output pre, .tool-input pre { font-family: ui-monospace, monospace; font-size: 12px; max-height: 40em;
   overflow: auto; } .tool-output.failed summary { color: var(--alarm); }
 .closeout-button { font: inherit; font-size: 12px; padding: 0 6px; } .closed-out { color: var(--live); }
+.terminal { margin: 8px 0 16px; max-width: 100%; } .terminal-bar { display: flex; flex-wrap: wrap; gap: 4px 12px;
+  align-items: center; margin-bottom: 4px; }
+.terminal-screen { max-width: 100%; overflow-x: auto; background: #000; border-radius: 4px; padding: 4px; }
+.terminal .attach code { overflow-wrap: anywhere; }
 .search form { display: flex; gap: 8px; align-items: center; margin: 0 0 6px; }
 .search input[type=search] { font: inherit; width: 28ch; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; }
@@ -229,9 +233,13 @@ export interface DocumentProps {
   usageRow?: ComponentChildren;
   /** the server has a board: the front tab (`/`) reads "Board" (the board's lanes above the sessions) */
   board?: boolean;
+  /** a part's own script and style beside the islands' (the terminal view's) */
+  extra?: { script: string; style: string };
 }
 
-function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRow, board }: DocumentProps) {
+function Document(
+  { title, current, bundleUrl, pollMs, children, topBar, usageRow, board, extra }: DocumentProps,
+) {
   const tab = (id: DocumentProps["current"], href: string, label: string) => (
     <a href={href} aria-current={current === id ? "page" : undefined}>{label}</a>
   );
@@ -242,6 +250,7 @@ function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRo
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title}</title>
         <style dangerouslySetInnerHTML={{ __html: STYLE }} />
+        {extra && <style dangerouslySetInnerHTML={{ __html: extra.style }} />}
       </head>
       <body data-poll-ms={String(pollMs)}>
         <header>
@@ -260,6 +269,7 @@ function Document({ title, current, bundleUrl, pollMs, children, topBar, usageRo
         {usageRow && <div class="usage-bar">{usageRow}</div>}
         <main>{children}</main>
         <script type="module" src={bundleUrl}></script>
+        {extra && <script type="module" src={extra.script}></script>}
       </body>
     </html>
   );

@@ -6,7 +6,7 @@
  * `usage_view.ts`) directly: they are bundled for the browser, and this face also carries server-only code.
  * @module
  */
-export { type IslandBundle, islandBundle } from "./bundle.ts";
+export { type IslandBundle, islandBundle, terminalBundle, terminalStyle } from "./bundle.ts";
 export { type DocumentProps, pageResponse, refusalPage, shellPage } from "./document.tsx";
 export { Island } from "./island.tsx";
 export { hasHit, Highlighted, Markdown, TRANSCRIPT_CSS } from "./markdown.tsx";

@@ -7,7 +7,8 @@
  *   whichever door (a sessions-list row, the session page, `./asm end`) sent the request;
  * - `POST /api/sessions/:id/resume` `{model?, prompt?}`: the same agent, the same session id;
  * - `POST /api/sessions/:id/continue` `{agent, prompt?, model?, name?}`: another agent takes over;
- * - `POST /api/sessions/:id/send` `{text}`: a slash command typed into its proven pane;
+ * - `POST /api/sessions/:id/send` `{text}`: one line (a prompt or a slash command) typed into its proven pane, and
+ *   Enter; refused while it waits on a dialog (the terminal view answers those);
  * - `POST /api/sessions/:id/focus`: bring its window forward;
  * - `POST /api/sessions/:id/closeout`: resume an ended session with its agent's closeout skill (lib/launch
  *   closeout.ts); `POST /api/sessions/:id/closeout-live`: type that skill into a live session's proven window.

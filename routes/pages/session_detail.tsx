@@ -17,6 +17,7 @@ import { closeoutCommands } from "../../lib/launch/mod.ts";
 import { Actions } from "../../islands/actions.tsx";
 import { SessionHeader, type SessionHeaderProps } from "../../islands/session_page.tsx";
 import { boardIsOn } from "./sprint.tsx";
+import { terminalExtra, TerminalView } from "./terminal_view.tsx";
 
 /** How often the page polls /api/live (the top bar; its own session comes through its stream). */
 const POLL_MS = 5000;
@@ -94,12 +95,15 @@ export const sessionDetailPageRoutes: Route[] = [{
     const display = configs.find((a) => a.name === agentName)?.display ?? agentName;
     const header = headerProps(ctx, detail, display, closeouts[agentName] ?? null);
     const first = detail.entries[0]?.key;
+    // the window is shown while the session runs (the view itself refuses a pane asm cannot prove)
+    const running = header.cells.status === "live" || header.cells.status === "starting";
     return pageResponse({
       title: `asm: ${header.title}`,
       current: "sessions",
       bundleUrl,
       pollMs: POLL_MS,
       board,
+      extra: running ? await terminalExtra() : undefined,
       children: (
         <article
           class="detail"
@@ -109,6 +113,7 @@ export const sessionDetailPageRoutes: Route[] = [{
         >
           <Island name="Actions" component={Actions} props={{ agents, folders: [] }} />
           <Island name="SessionHeader" component={SessionHeader} props={header} />
+          {running && <TerminalView session={header.id} />}
           {detail.note && <p class="empty">{detail.note}</p>}
           {find && detail.hit === null && (
             <p class="lede">"{find}" is not in the part of the transcript read.</p>

@@ -1,0 +1,208 @@
+/// <reference lib="dom" />
+/**
+ * The terminal view in the browser (its own bundle: only pages that show a window load xterm.js). It opens
+ * `GET /api/terminal` with a streamed `fetch` carrying the page's key, paints the pane's screen into an xterm.js
+ * terminal of the pane's own size, writes its output as it comes, and follows its size. Read-only until the
+ * "type into it" switch is on: then what is typed goes to the pane as bytes (`POST /api/terminal/:view/keys`,
+ * batched), and the pane takes the view's size. Interrupt sends the agent's own interrupt key. When the view
+ * closes, the sentence says why; a launch's view that closed because its session arrived goes to that session.
+ * @module
+ */
+import { Terminal } from "@xterm/xterm";
+import { api } from "./api.ts";
+
+/** What the stream says, one object a line. */
+interface ViewLine {
+  view?: string;
+  agent?: string;
+  interrupt?: string;
+  attach?: string;
+  paint?: string;
+  cols?: number;
+  rows?: number;
+  out?: string;
+  size?: { cols: number; rows: number };
+  closed?: string;
+}
+
+/** The open terminal, for tests that read what it shows (`term.buffer`). */
+const exposed = globalThis as unknown as { __asmTerminal?: Terminal; __asmTerminalView?: string };
+
+function bytesOf(b64: string): Uint8Array {
+  const binary = atob(b64);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+function base64Of(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+async function post(path: string, body: unknown): Promise<string | null> {
+  const res = await api(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.ok) {
+    await res.body?.cancel();
+    return null;
+  }
+  const answer = await res.json().catch(() => ({}));
+  return String(answer.error ?? `the server answered ${res.status}`);
+}
+
+function start(section: HTMLElement): void {
+  const screen = section.querySelector<HTMLElement>("[data-terminal-screen]")!;
+  const status = section.querySelector<HTMLElement>("[data-terminal-status]")!;
+  const typeSwitch = section.querySelector<HTMLInputElement>("[data-type-switch]")!;
+  const keyButtons = [...section.querySelectorAll<HTMLButtonElement>("button[data-key]")];
+  const target = section.dataset.session
+    ? `session=${encodeURIComponent(section.dataset.session)}`
+    : `launch=${encodeURIComponent(section.dataset.launch ?? "")}`;
+  const term = new Terminal({
+    disableStdin: true,
+    scrollback: 2000,
+    fontSize: 13,
+    cursorBlink: false,
+    convertEol: false,
+  });
+  term.open(screen);
+  exposed.__asmTerminal = term;
+  let view: string | null = null;
+  let typed: Uint8Array[] = [];
+  let sending = false;
+
+  const say = (text: string) => (status.textContent = text);
+  const flush = async () => {
+    if (sending || typed.length === 0 || view === null) return;
+    sending = true;
+    const parts = typed;
+    typed = [];
+    const n = parts.reduce((a, p) => a + p.length, 0);
+    const all = new Uint8Array(n);
+    let at = 0;
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
+    const refused = await post(`/api/terminal/${view}/keys`, { bytes: base64Of(all) });
+    if (refused) say(refused);
+    sending = false;
+    if (typed.length) flush();
+  };
+  const encoder = new TextEncoder();
+  term.onData((data) => {
+    if (!typeSwitch.checked) return;
+    typed.push(encoder.encode(data));
+    queueMicrotask(flush);
+  });
+  term.onBinary((data) => {
+    if (!typeSwitch.checked) return;
+    typed.push(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff));
+    queueMicrotask(flush);
+  });
+
+  /** The pane takes the view's size: as many columns as the screen's width holds, the rows it has now. */
+  const fit = async () => {
+    if (view === null) return;
+    const cell = screen.querySelector<HTMLElement>(".xterm-rows > div");
+    const cellWidth = cell && term.cols > 0 ? cell.getBoundingClientRect().width / term.cols : 0;
+    const room = screen.clientWidth - 8;
+    if (!cellWidth || room <= 0) return;
+    const cols = Math.max(40, Math.floor(room / cellWidth));
+    const refused = await post(`/api/terminal/${view}/resize`, { cols, rows: term.rows });
+    if (refused) say(refused);
+  };
+
+  typeSwitch.addEventListener("change", () => {
+    term.options.disableStdin = !typeSwitch.checked;
+    for (const b of keyButtons) if (b.dataset.key !== "interrupt") b.disabled = !typeSwitch.checked;
+    if (typeSwitch.checked) {
+      term.focus();
+      fit();
+      say("typing into its window");
+    } else say("watching (read-only)");
+  });
+  for (const button of keyButtons) {
+    button.addEventListener("click", async () => {
+      if (view === null) return;
+      const refused = await post(`/api/terminal/${view}/keys`, { key: button.dataset.key });
+      say(refused ?? `sent ${button.textContent}`);
+      if (typeSwitch.checked) term.focus();
+    });
+  }
+  section.querySelector("[data-copy-attach]")?.addEventListener("click", async () => {
+    const text = section.querySelector("[data-attach]")?.textContent ?? "";
+    await navigator.clipboard.writeText(text).catch(() => {});
+  });
+
+  const read = async (): Promise<"closed" | "lost"> => {
+    const res = await api(`/api/terminal?${target}`);
+    if (!res.ok || !res.body) {
+      const answer = await res.json().catch(() => ({}));
+      say(String(answer.error ?? `the server answered ${res.status}`));
+      return "closed";
+    }
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return "lost";
+      pending += value;
+      let nl;
+      while ((nl = pending.indexOf("\n")) !== -1) {
+        const m = JSON.parse(pending.slice(0, nl)) as ViewLine;
+        pending = pending.slice(nl + 1);
+        if (m.view) {
+          view = m.view;
+          exposed.__asmTerminalView = m.view;
+          const attach = section.querySelector<HTMLElement>("[data-attach]");
+          if (attach && m.attach) {
+            attach.textContent = m.attach;
+            section.querySelector<HTMLElement>("[data-attach-line]")!.hidden = false;
+          }
+          say(typeSwitch.checked ? "typing into its window" : "watching (read-only)");
+          if (typeSwitch.checked) fit();
+        }
+        if (m.paint !== undefined) {
+          term.reset();
+          if (m.cols && m.rows) term.resize(m.cols, m.rows);
+          term.write(bytesOf(m.paint));
+        }
+        if (m.out !== undefined) term.write(bytesOf(m.out));
+        if (m.size) term.resize(m.size.cols, m.size.rows);
+        if (m.closed !== undefined) {
+          view = null;
+          say(m.closed);
+          const session = m.closed.match(/is session ([0-9a-f-]{36}) now/);
+          if (session) location.assign(`/sessions/${session[1]}`);
+          return "closed";
+        }
+      }
+    }
+  };
+  const loop = async () => {
+    let how: "closed" | "lost" = "lost";
+    try {
+      how = await read();
+    } catch (err) {
+      say(`the window's stream stopped: ${(err as Error).message}`);
+    }
+    // a lost stream (the server restarted, the laptop slept) opens again; a closed view stays closed
+    if (how === "lost") setTimeout(loop, 2000);
+  };
+  loop();
+}
+
+function startAll(): void {
+  for (const section of document.querySelectorAll<HTMLElement>("[data-terminal]")) start(section);
+}
+
+if ((globalThis as unknown as { __asmKeyReady?: boolean }).__asmKeyReady) startAll();
+else addEventListener("asm:key", startAll, { once: true });
