@@ -85,11 +85,18 @@ function start(section: HTMLElement): void {
     const parts = typed;
     typed = [];
     const n = parts.reduce((a, p) => a + p.length, 0);
-    const all = new Uint8Array(n);
+    let all = new Uint8Array(n);
     let at = 0;
     for (const p of parts) {
       all.set(p, at);
       at += p.length;
+    }
+    // an Enter typed right after text goes on its own: an agent that reads a burst of input as a paste would
+    // take an Enter inside it as a new line, not as "send"
+    const enter = all.indexOf(0x0d);
+    if (enter > 0) {
+      typed.unshift(all.slice(enter));
+      all = all.slice(0, enter);
     }
     const refused = await post(`/api/terminal/${view}/keys`, { bytes: base64Of(all) });
     if (refused) say(refused);

@@ -93,3 +93,22 @@ Deno.test("a view closes with the sentence when its proof fails, and the pane go
   assert.equal(closed.why, "the session ended");
   assert.ok((await tmux.host.panes()).some((p) => p.paneId === pane.paneId), "the pane is still there");
 });
+
+Deno.test("a view asked for another size says the new size, paints again, and its output goes on", async () => {
+  await using tmux = testTmux();
+  const pane = await paneOf(tmux, ["sh", "-c", "exec cat"]);
+  const view = await PaneView.open(tmux.host, pane, { stillProven: () => Promise.resolve(null) });
+  try {
+    const first = await view.next();
+    assert.equal(first.kind, "paint");
+    await view.resize(90, 20);
+    const seen: ViewFrame[] = [];
+    const deadline = Date.now() + 10_000;
+    while (!seen.some((f) => f.kind === "size") && Date.now() < deadline) seen.push(await view.next());
+    assert.deepEqual(seen.find((f) => f.kind === "size"), { kind: "size", cols: 90, rows: 20 });
+    await view.keys(new TextEncoder().encode("after-the-resize\r"));
+    await framesUntil(view, /after-the-resize/);
+  } finally {
+    await view.close();
+  }
+});

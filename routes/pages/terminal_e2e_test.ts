@@ -1,0 +1,143 @@
+/**
+ * The agent's window in the page, end to end: Chromium drives a real Claude Code launched in a folder it has not
+ * trusted. Its trust question appears in the launch page's terminal view, keys typed in the view answer it, the
+ * session goes on (the page follows it to the session's page); a prompt typed in the view starts a turn the fake
+ * model holds back, and Interrupt from the view stops it. Every wait is on what the pane or the page shows.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { liveWorld, testedAgents } from "../../verify/live_world.ts";
+import { launchChromium, openWithKey } from "../../verify/browser.ts";
+
+/** What the page's terminal shows, row by row (the text a person sees in it). */
+function shown(page: Page): Promise<string> {
+  // xterm.js draws a space as a no-break space
+  return page.evaluate(() =>
+    (document.querySelector<HTMLElement>(".terminal-screen .xterm-rows")?.innerText ?? "").replaceAll(
+      "\u00a0",
+      " ",
+    )
+  );
+}
+
+async function showsText(page: Page, want: RegExp, what: string): Promise<string> {
+  const deadline = Date.now() + 45_000;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = await shown(page);
+    if (want.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the view never showed ${what}; it shows:\n${last}`);
+}
+
+Deno.test({
+  name:
+    "a real Claude's trust question is answered in the page's view of its window, the session goes on, and " +
+    "Interrupt from the view stops a turn the model holds back",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const claude = testedAgents().filter((a) => a.name === "claude");
+    const world = await liveWorld(claude);
+    const untrusted = join(world.root, "never seen before");
+    Deno.mkdirSync(untrusted);
+    const browser = await launchChromium();
+    const drainer = setInterval(() => world.drain(), 250);
+    const capture = async (pane: string) => (await world.tmux(["capture-pane", "-p", "-t", pane])).out;
+    try {
+      const launched = await world.post("/api/launch", {
+        agent: "claude",
+        folder: untrusted,
+        prompt: "hello from a folder it never saw",
+      });
+      assert.equal(launched.status, 200, JSON.stringify(launched.body));
+      const token = String(launched.body.token);
+      const pane = String(launched.body.pane_id);
+      await world.until(
+        async () => /Yes, I trust this folder/.test(await capture(pane)),
+        "Claude asks whether to trust the folder",
+        45_000,
+      );
+
+      const page = await browser.newPage();
+      page.on("pageerror", (e) => console.log(`page error: ${e.message}`));
+      await openWithKey(page, world.server, `/launches/${token}`);
+      const question = await showsText(page, /Yes, I trust this folder/, "the trust question");
+      console.log(
+        `the view shows: ${
+          question.split("\n").filter((l) => /trust this folder|No, exit/.test(l)).map((l) => l.trim()).join(
+            " / ",
+          )
+        }`,
+      );
+      assert.equal(
+        world.server.ledger.query("SELECT matched_asm_id FROM launches WHERE token = ?", token)[0]
+          .matched_asm_id,
+        null,
+        "no session yet: the question holds it",
+      );
+
+      // the view is read-only until the switch: a key pressed before it reaches nothing
+      await page.locator(".terminal-screen").click();
+      await page.keyboard.press("x");
+      await new Promise((r) => setTimeout(r, 500));
+      assert.match(await capture(pane), /Yes, I trust this folder/, "still asking");
+      await page.getByLabel("type into it").check();
+      await page.locator(".terminal-screen").click();
+      // "No, exit" is chosen first: the arrow moves to "Yes, I trust this folder", Enter takes it
+      await page.keyboard.press("ArrowDown");
+      await showsText(page, /❯ Yes, I trust this folder/, "the choice moved");
+      await page.keyboard.press("Enter");
+
+      // the session goes on: the launch is matched, and the page goes to the session's own page
+      await page.waitForURL(/\/sessions\//, { timeout: 45_000 });
+      const asmId = page.url().split("/sessions/")[1].split(/[?#]/)[0];
+      const session = world.server.ledger.session(asmId)!;
+      assert.deepEqual([session.agent, session.cwd], ["claude", untrusted]);
+      const fake = world.fakes.get("claude")!;
+      await world.until(
+        () => fake.userTexts().some((t) => t.includes("hello from a folder it never saw")),
+        "the launch's prompt reached the model",
+        30_000,
+      );
+
+      // the session page's own view: a prompt typed in it starts a turn the model holds back; Interrupt stops it
+      await showsText(page, /hello from a folder it never saw/, "the session's window");
+      await page.getByLabel("type into it").check();
+      await page.locator(".terminal-screen").click();
+      await page.keyboard.type("please wait SLOW:60000 for the slow answer");
+      // as a person does: the text is in the box, then Enter
+      await showsText(page, /❯ please wait SLOW:60000 for the slow answer/, "the typed prompt");
+      await page.keyboard.press("Enter");
+      // the turn runs (the model holds its answer back for 60 s): its window says how to stop it
+      const working = await showsText(page, /esc to interrupt/i, "the turn working");
+      console.log(`working: "${working.split("\n").find((l) => /esc to interrupt/i.test(l))?.trim()}"`);
+      const interruptedAt = Date.now();
+      await page.getByRole("button", { name: "Interrupt" }).click();
+      // the turn stops long before the model's 60 s: its window no longer offers to interrupt it
+      const deadline = Date.now() + 20_000;
+      let now = await shown(page);
+      while (/esc to interrupt/i.test(now) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        now = await shown(page);
+      }
+      const stoppedMs = Date.now() - interruptedAt;
+      console.log(
+        `Interrupt: the turn stopped ${stoppedMs} ms after the press (the model held its answer for 60 s)`,
+      );
+      assert.doesNotMatch(now, /esc to interrupt/i, "the turn stopped");
+      assert.equal(
+        fake.requests().length > 0 && !(await shown(page)).includes("Mock reply #2"),
+        true,
+        "the held-back answer never came",
+      );
+    } finally {
+      clearInterval(drainer);
+      await browser.close();
+      await world.close();
+    }
+  },
+});
