@@ -290,7 +290,8 @@ export async function typeLine(deps: ActionDeps, asmId: string, text: string): P
     throw new ActionRefused(
       "conflict",
       `the session is waiting on you${reason ? ` (${reason})` : ""}: what Send types, and its Enter, would ` +
-        `answer that dialog; answer it in its window first`,
+        `answer that dialog; answer it in its window first (the session's page shows the window: switch on ` +
+        `"type into it")`,
     );
   }
   const pane = await provenPane(deps, asmId, "type into");

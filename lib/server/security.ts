@@ -10,7 +10,9 @@
  *    (a WebSocket sends it in `Sec-WebSocket-Protocol` as `asm.token.<token>`, with its Origin checked). No cookie
  *    carries it: cookies ignore ports, so every other service on 127.0.0.1 would receive it. The page gets it once
  *    by trading a one-time code (`asm open`) at `POST /api/token`. `/api/health` without it answers only "up".
- * 4. **Origin**: a state-changing request from another origin is refused. No CORS headers, ever.
+ * 4. **Origin**: a state-changing request from another origin is refused, and so is any API request (a stream's
+ *    GET included) that names another origin: asm's page sends none on its own GETs, or its own. No CORS headers,
+ *    ever.
  *
  * Pages carry private data only behind the peer-uid check; where the platform cannot name the peer, a page is its
  * shell (no data), which loads the real page with the token. Pure: {@link admit} takes the facts and decides.
@@ -134,7 +136,8 @@ export function admit(req: Request, facts: AdmissionFacts): Admission {
   const path = new URL(req.url).pathname;
   const origin = req.headers.get("origin");
   const changes = req.method !== "GET" && req.method !== "HEAD";
-  if ((changes || isWebSocket(req)) && origin !== null && !sameOrigin(origin, port)) {
+  const api = path === "/api" || path.startsWith("/api/");
+  if ((changes || api || isWebSocket(req)) && origin !== null && !sameOrigin(origin, port)) {
     return { kind: "refuse", status: 403, message: `a request from ${origin} may not reach asm` };
   }
   const keyed = sameToken(presentedToken(req), facts.token);

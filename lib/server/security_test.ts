@@ -178,6 +178,22 @@ const ROWS: [string, Request, Partial<AdmissionFacts>, Admission["kind"], number
     /evil\.example/,
   ],
   [
+    "a GET of the API (a terminal stream) from a foreign Origin is refused even with the token",
+    req("GET", "/api/terminal", { ...HOST, ...BEARER, origin: "http://evil.example" }),
+    {},
+    "refuse",
+    403,
+    /evil\.example/,
+  ],
+  [
+    "a GET of the API without an Origin (the page's own fetch) passes with the token",
+    req("GET", "/api/terminal", { ...HOST, ...BEARER }),
+    {},
+    "pass",
+    null,
+    null,
+  ],
+  [
     "a POST from Origin null is refused",
     req("POST", "/api/launch", { ...HOST, ...BEARER, origin: "null" }),
     {},
