@@ -75,6 +75,7 @@ function start(section: HTMLElement): void {
   term.open(screen);
   exposed.__asmTerminal = term;
   let view: string | null = null;
+  let painted = false;
   let typed: Uint8Array[] = [];
   let sending = false;
 
@@ -181,6 +182,11 @@ function start(section: HTMLElement): void {
           term.reset();
           if (m.cols && m.rows) term.resize(m.cols, m.rows);
           term.write(bytesOf(m.paint));
+          if (!painted) {
+            painted = true;
+            // the window grew above a search hit the page had scrolled to: back to the hit
+            requestAnimationFrame(() => document.getElementById("hit")?.scrollIntoView({ block: "center" }));
+          }
         }
         if (m.out !== undefined) term.write(bytesOf(m.out));
         if (m.size) term.resize(m.size.cols, m.size.rows);
@@ -201,14 +207,27 @@ function start(section: HTMLElement): void {
     } catch (err) {
       say(`the window's stream stopped: ${(err as Error).message}`);
     }
-    // a lost stream (the server restarted, the laptop slept) opens again; a closed view stays closed
+    // a lost stream (the server restarted, the laptop slept) opens again; a closed view opens again when its
+    // session next says it runs (a RESUME from the page)
     if (how === "lost") setTimeout(loop, 2000);
+    else if (section.dataset.session) addEventListener("asm:session-live", () => loop(), { once: true });
   };
   loop();
 }
 
 function startAll(): void {
-  for (const section of document.querySelectorAll<HTMLElement>("[data-terminal]")) start(section);
+  for (const section of document.querySelectorAll<HTMLElement>("[data-terminal]")) {
+    if (!section.hidden) {
+      start(section);
+      continue;
+    }
+    // a session that was not running when the page loaded: its view starts once it runs (a RESUME here)
+    addEventListener("asm:session-live", () => {
+      if (!section.hidden) return;
+      section.hidden = false;
+      start(section);
+    });
+  }
 }
 
 if ((globalThis as unknown as { __asmKeyReady?: boolean }).__asmKeyReady) startAll();

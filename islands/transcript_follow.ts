@@ -64,7 +64,10 @@ function applyState(id: string, state: NonNullable<StreamLine["state"]>): void {
   setCell("status", id, word);
   setCell("status-tip", id, tip);
   setCell("status-tone", id, statusTone(word));
-  setCell("live", id, state.status === "live" || state.status === "starting" ? "1" : "");
+  const live = state.status === "live" || state.status === "starting";
+  setCell("live", id, live ? "1" : "");
+  // the window's view (its own script) shows itself while the session runs
+  if (live) dispatchEvent(new CustomEvent("asm:session-live", { detail: id }));
   writeCells({ ...state, asm_id: id, agent: "" } as LiveSession);
   const after = state.continued_by ?? [];
   if (JSON.stringify(after) !== JSON.stringify(successors.peek() ?? null)) successors.value = after;

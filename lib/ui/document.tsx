@@ -133,7 +133,8 @@ pre.tool-cmd { font-family: ui-monospace, monospace; font-size: 12px; background
 .closeout-button { font: inherit; font-size: 12px; padding: 0 6px; } .closed-out { color: var(--live); }
 .terminal { margin: 8px 0 16px; max-width: 100%; } .terminal-bar { display: flex; flex-wrap: wrap; gap: 4px 12px;
   align-items: center; margin-bottom: 4px; }
-.terminal-screen { max-width: 100%; overflow-x: auto; background: #000; border-radius: 4px; padding: 4px; }
+.terminal-screen { max-width: 100%; min-height: 24em; overflow-x: auto; background: #000; border-radius: 4px;
+  padding: 4px; }
 .terminal .attach code { overflow-wrap: anywhere; }
 .search form { display: flex; gap: 8px; align-items: center; margin: 0 0 6px; }
 .search input[type=search] { font: inherit; width: 28ch; color: var(--fg); background: var(--bg);

@@ -95,7 +95,7 @@ export const sessionDetailPageRoutes: Route[] = [{
     const display = configs.find((a) => a.name === agentName)?.display ?? agentName;
     const header = headerProps(ctx, detail, display, closeouts[agentName] ?? null);
     const first = detail.entries[0]?.key;
-    // the window is shown while the session runs (the view itself refuses a pane asm cannot prove)
+    // its window is shown while the session runs (the view itself refuses a pane asm cannot prove)
     const running = header.cells.status === "live" || header.cells.status === "starting";
     return pageResponse({
       title: `asm: ${header.title}`,
@@ -103,7 +103,7 @@ export const sessionDetailPageRoutes: Route[] = [{
       bundleUrl,
       pollMs: POLL_MS,
       board,
-      extra: running ? await terminalExtra() : undefined,
+      extra: await terminalExtra(),
       children: (
         <article
           class="detail"
@@ -113,7 +113,8 @@ export const sessionDetailPageRoutes: Route[] = [{
         >
           <Island name="Actions" component={Actions} props={{ agents, folders: [] }} />
           <Island name="SessionHeader" component={SessionHeader} props={header} />
-          {running && <TerminalView session={header.id} />}
+          {/* shown while the session runs; a RESUME from this page shows it without a reload */}
+          <TerminalView session={header.id} hidden={!running} />
           {detail.note && <p class="empty">{detail.note}</p>}
           {find && detail.hit === null && (
             <p class="lede">"{find}" is not in the part of the transcript read.</p>

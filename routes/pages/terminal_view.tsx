@@ -12,9 +12,12 @@ export async function terminalExtra(): Promise<{ script: string; style: string }
 }
 
 /** The view of a session's window or of a pending launch's. */
-export function TerminalView({ session, launch }: { session?: string; launch?: string }) {
+export function TerminalView(
+  { session, launch, hidden }: { session?: string; launch?: string; hidden?: boolean },
+) {
   return (
     <section
+      hidden={hidden}
       class="terminal"
       aria-label="The agent's window"
       data-terminal
