@@ -107,15 +107,23 @@ export function RowActions(
       {live
         ? (
           <>
-            <button type="button" onClick={() => openDialog({ kind: "end", ...target })}>END</button>
+            <button key="end" type="button" onClick={() => openDialog({ kind: "end", ...target })}>
+              END
+            </button>
             <button
+              key="jump"
               type="button"
               hidden={noPane}
               onClick={() => run(`Jump to ${title}`, `/api/sessions/${id}/focus`, {})}
             >
               Jump
             </button>
-            <button type="button" hidden={noPane} onClick={() => openDialog({ kind: "send", ...target })}>
+            <button
+              key="send"
+              type="button"
+              hidden={noPane}
+              onClick={() => openDialog({ kind: "send", ...target })}
+            >
               Send
             </button>
           </>
@@ -124,8 +132,11 @@ export function RowActions(
           // CONTINUE WITH only once the session is no longer running: two agents on one piece of work at once is
           // what it exists to prevent
           <>
-            <button type="button" onClick={() => openDialog({ kind: "resume", ...target })}>RESUME</button>
-            <button type="button" onClick={() => openDialog({ kind: "continue", ...target })}>
+            {/* keyed: a row drawn again as it ends must not reuse a live button, and its hidden state */}
+            <button key="resume" type="button" onClick={() => openDialog({ kind: "resume", ...target })}>
+              RESUME
+            </button>
+            <button key="continue" type="button" onClick={() => openDialog({ kind: "continue", ...target })}>
               CONTINUE WITH
             </button>
           </>
@@ -165,7 +176,7 @@ export function CloseoutCell(
             hidden={closed}
             title="this agent records no closeout skill asm can see run, so asm cannot close it out"
           >
-            none
+            no skill
           </span>
         )
         : (

@@ -41,5 +41,7 @@ export function cellValue(field: string, id: string): string | undefined {
  * props (the session page's header) must not put back what the stream has since replaced.
  */
 export function cellOnce(field: string, id: string, value: string): Signal<string> {
+  // on the server the cells outlive the request: every page it draws starts from what the request says
+  if (typeof document === "undefined") return cell(field, id, value);
   return cells.get(`${field}\u0000${id}`) ?? cell(field, id, value);
 }

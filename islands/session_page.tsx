@@ -177,7 +177,7 @@ export function SessionHeader(p: SessionHeaderProps) {
           />
         </dd>
         <dt>Model</dt>
-        <dd data-model-for={id}>{computed(() => totals.value.model ?? "not said")}</dd>
+        <dd data-model-for={id}>{computed(() => totals.value.model ?? "unknown")}</dd>
         <dt>Tokens</dt>
         <dd data-tokens-for={id}>{computed(() => tokensLine(totals.value, p.tokens.cut))}</dd>
         <dt>Turns</dt>
@@ -191,7 +191,7 @@ export function SessionHeader(p: SessionHeaderProps) {
         <dt>Session id</dt>
         <dd>{p.sessionId}</dd>
         <dt>Runs</dt>
-        <dd>{p.runs}</dd>
+        <dd data-runs-for={id}>{cell("runs", id, String(p.runs))}</dd>
         {p.resumeCommand !== null && (
           <>
             <dt>Resume it yourself</dt>

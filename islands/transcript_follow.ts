@@ -19,9 +19,12 @@ interface StreamLine {
   entries?: { key: string; html: string }[];
   cursor?: string;
   totals?: { model: string | null; input: number | null; output: number | null };
-  state?: Omit<LiveSession, "asm_id" | "agent"> & { continued_by?: LinkView[] } | null;
+  state?: Omit<LiveSession, "asm_id" | "agent"> & { continued_by?: LinkView[]; runs?: number } | null;
   reload?: boolean;
 }
+
+/** The most entries the page holds while it follows the transcript. */
+const MAX_ENTRIES_SHOWN = 2_000;
 
 /** Entries appended since the page loaded (tests read it; it must grow without a reload). */
 const counter = globalThis as unknown as { __asmAppended: number };
@@ -56,6 +59,16 @@ function place(list: HTMLElement, entries: { key: string; html: string }[]): voi
       if (node.children.length === 0) node.remove();
     }
   }
+  // a burst of output must not grow the page without end: its oldest entries go, "Show earlier" brings them back
+  const over = list.children.length - MAX_ENTRIES_SHOWN;
+  if (over > 0) {
+    for (let i = 0; i < over; i++) list.firstElementChild?.remove();
+    const earlier = document.querySelector<HTMLButtonElement>("[data-show-earlier]");
+    if (earlier?.hidden) {
+      earlier.textContent = "Show earlier";
+      earlier.hidden = false;
+    }
+  }
   if (atBottom) scrollTo(0, document.documentElement.scrollHeight);
 }
 
@@ -69,11 +82,18 @@ function applyState(id: string, state: NonNullable<StreamLine["state"]>): void {
   // the window's view (its own script) shows itself while the session runs
   if (live) dispatchEvent(new CustomEvent("asm:session-live", { detail: id }));
   writeCells({ ...state, asm_id: id, agent: "" } as LiveSession);
+  if (typeof state.runs === "number") setCell("runs", id, String(state.runs));
   const after = state.continued_by ?? [];
   if (JSON.stringify(after) !== JSON.stringify(successors.peek() ?? null)) successors.value = after;
 }
 
-async function readStream(id: string, cursor: { text: string }, list: HTMLElement, everyMs: string) {
+async function readStream(
+  id: string,
+  cursor: { text: string },
+  list: HTMLElement,
+  everyMs: string,
+  model: string | null,
+) {
   const q = new URLSearchParams({ cursor: cursor.text });
   if (everyMs) q.set("every_ms", everyMs);
   const res = await api(`/api/sessions/${encodeURIComponent(id)}/stream?${q}`);
@@ -100,7 +120,13 @@ async function readStream(id: string, cursor: { text: string }, list: HTMLElemen
       if (message.state) applyState(id, message.state);
       if (message.entries?.length) place(list, message.entries);
       if (message.cursor !== undefined) cursor.text = message.cursor;
-      if (message.totals) tokenTotals.value = message.totals;
+      // a format that names no model in its counts keeps the one the page had (the ledger's)
+      if (message.totals) {
+        tokenTotals.value = {
+          ...message.totals,
+          model: message.totals.model ?? tokenTotals.peek()?.model ?? model,
+        };
+      }
     }
   }
 }
@@ -126,7 +152,7 @@ function wireEarlier(id: string, list: HTMLElement): void {
       if ((answer.earlier ?? 0) > 0) {
         button.textContent = `Show earlier (${answer.earlier} more)`;
         button.disabled = false;
-      } else button.remove();
+      } else button.hidden = true;
     } catch (err) {
       button.textContent = `Show earlier: ${(err as Error).message}`;
       button.disabled = false;
@@ -148,7 +174,7 @@ export function followTranscript(): void {
   const everyMs = new URLSearchParams(location.search).get("stream_ms") ?? "";
   const loop = async () => {
     try {
-      await readStream(id, cursor, list, everyMs);
+      await readStream(id, cursor, list, everyMs, article.dataset.model || null);
     } catch (err) {
       console.warn("asm: the transcript stream stopped", err);
     }

@@ -126,7 +126,10 @@ async function transcriptTail(
     return await readTail(file.path, MAX_BYTES_PER_FILE, deps.files, { within: stores });
   } catch (err) {
     if (err instanceof RefusedFile) return err.message;
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    // a socket, a name too long, no permission: what is at that path is not a transcript asm can read
+    if (!(err instanceof Deno.errors.NotFound)) {
+      return `${file.path} could not be read: ${(err as Error).message}`;
+    }
   }
   return file.copy === null ? null : copyTail(file.copy, MAX_BYTES_PER_FILE);
 }

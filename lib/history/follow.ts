@@ -8,7 +8,7 @@
  * @module
  */
 import type { TranscriptCapability } from "../derive/mod.ts";
-import { readGrowth, RefusedFile } from "../files/mod.ts";
+import { readGrowth } from "../files/mod.ts";
 import { type TokenTotals, type TranscriptEntry, transcriptOf, UsageTotals } from "../ui/transcript_view.ts";
 import {
   type Cursor,
@@ -106,10 +106,9 @@ export class TranscriptFollower {
     let growth;
     try {
       growth = await readGrowth(file.path, from, MAX_GROWTH_BYTES, this.#deps.files, { within: stores });
-    } catch (err) {
-      // gone (a copy holds it now), or not a file asm reads: nothing new to follow
-      if (err instanceof RefusedFile || err instanceof Deno.errors.NotFound) return [];
-      throw err;
+    } catch {
+      // gone (a copy holds it now), not a file asm reads, or unreadable this time: nothing new to follow now
+      return [];
     }
     if (growth.size < from) return "reload" as const;
     this.#cursor.set(file.key, growth.next);

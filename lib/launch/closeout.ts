@@ -27,12 +27,13 @@ export function closeoutCommand(agent: AgentConfig): string {
         "cannot close this session out",
     );
   }
-  const line = agent.skill_command.replaceAll("{skill}", agent.closeout_skill);
+  // split and join: a "$" in a skill's name is a character, not a replacement pattern
+  const line = agent.skill_command.split("{skill}").join(agent.closeout_skill);
   // deno-lint-ignore no-control-regex
-  if (!agent.skill_command.includes("{skill}") || /[\x00-\x1f\x7f]/.test(line)) {
+  if (!agent.skill_command.includes("{skill}") || /[\x00-\x1f\x7f]/.test(line) || line.length > 500) {
     throw new ActionRefused(
       "conflict",
-      `${agent.display}'s skill_command in agents.toml must be one line naming "{skill}"`,
+      `${agent.display}'s skill_command in agents.toml must be one line of at most 500 characters naming "{skill}"`,
     );
   }
   return line;

@@ -151,6 +151,8 @@ export class PaneView {
   /** The next frame for the page: waits for one; the last one is `closed`. */
   async next(): Promise<ViewFrame> {
     for (;;) {
+      // once closed, the page gets why, not what was still waiting
+      if (this.#closed !== null) return { kind: "closed", why: this.#closed };
       if (this.#size) {
         const size = this.#size;
         this.#size = null;
@@ -163,7 +165,6 @@ export class PaneView {
       }
       // output before the first paint is in the paint
       if (this.#queue.length > 0 && !this.#painting) return { kind: "output", bytes: this.#take() };
-      if (this.#closed !== null) return { kind: "closed", why: this.#closed };
       await new Promise<void>((resolve) => (this.#wake = resolve));
       this.#wake = null;
     }

@@ -118,6 +118,10 @@ details.usage-note { display: inline-block; } details.usage-note summary { curso
 .session-link { margin-right: 12px; } .resume-command code { overflow-wrap: anywhere; }
 .entries { display: grid; gap: 8px; max-width: 110ch; min-width: 0; } .entry { display: grid; gap: 6px; min-width: 0; }
 .entry:empty { display: none; } .entry.hit { outline: 2px solid var(--warn); outline-offset: 3px; border-radius: 2px; }
+/* the sticky header must not cover the entry a link scrolls to */
+.entry { scroll-margin-top: 8em; }
+@media (min-width: 1024px) { .session-head dl { grid-template-columns: max-content minmax(0, 1fr) max-content
+  minmax(0, 1fr); } }
 .msg { min-width: 0; } .msg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0 0; font: inherit; }
 .msg .who { color: var(--muted); font-size: 12px; } .msg-prompt { border-left: 3px solid var(--accent); padding-left: 8px; }
 details.msg summary { color: var(--muted); cursor: pointer; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }

@@ -16,6 +16,8 @@ type Node = VNode | string;
 const MAX_BLOCK_DEPTH = 6;
 /** The same cap for emphasis and links. */
 const MAX_INLINE_DEPTH = 16;
+/** The most a link's title may run before its closing quote. */
+const MAX_TITLE = 1_024;
 
 /**
  * The CSS for `Markdown`, `Highlighted` and the diffs (`Diff`, `Patch` in diff.tsx). It leans on the page's
@@ -316,8 +318,17 @@ function alignsOf(line: string): Align[] | null {
 }
 
 /** A table starts where a row with pipes sits on a separator row with as many cells. */
+/**
+ * A table's bounds: every row is padded to the head's width, so a hostile head of thousands of columns over
+ * thousands of rows would cost columns x rows cells (the attacker audit drew 54 MB of HTML from 14 KB of text).
+ * A wider head is not a table; rows past the bound are read as text.
+ */
+const MAX_TABLE_COLUMNS = 64;
+const MAX_TABLE_ROWS = 1_000;
+
 function tableAt(lines: string[], i: number): { head: string[]; align: Align[] } | null {
   if (i + 1 >= lines.length || !lines[i].includes("|")) return null;
+  if (lines[i].split("|").length > MAX_TABLE_COLUMNS + 2) return null;
   const align = alignsOf(lines[i + 1]);
   if (!align) return null;
   const head = cellsOf(lines[i]);
@@ -420,7 +431,8 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       const rows: string[][] = [];
       for (
         i += 2;
-        i < lines.length && lines[i].includes("|") && !isBlank(lines[i]) && !startsBlock(lines[i]);
+        i < lines.length && lines[i].includes("|") && !isBlank(lines[i]) && !startsBlock(lines[i]) &&
+        rows.length < MAX_TABLE_ROWS;
         i++
       ) {
         const cells = cellsOf(lines[i]);
@@ -659,9 +671,11 @@ function destinationAt(text: string, p: number, end: number): { url: string; aft
   const quote = text[p];
   if (quote === '"' || quote === "'" || quote === "(") {
     const close = quote === "(" ? ")" : quote;
+    // bounded, as the destination is: an unclosed title must not scan to the end once per opener
+    const limit = Math.min(end, p + 1 + MAX_TITLE);
     let q = p + 1;
-    while (q < end && text[q] !== close) q += text[q] === "\\" ? 2 : 1;
-    if (q >= end) return null;
+    while (q < limit && text[q] !== close) q += text[q] === "\\" ? 2 : 1;
+    if (q >= limit) return null;
     p = skip(q + 1);
   }
   return p < end && text[p] === ")" ? { url, after: p + 1 } : null;

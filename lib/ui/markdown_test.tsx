@@ -191,3 +191,15 @@ Deno.test("Highlighted marks plain text literally, not as a pattern", () => {
   assert.equal(hasHit("Ünïcode", "üNÏ"), true);
   assert.equal(hasHit("x", null), false);
 });
+
+Deno.test("hostile tables and link titles stay bounded: a 2,000-column head is no table, an unclosed title no link", () => {
+  const wide = "|a".repeat(2000) + "|\n" + "|-".repeat(2000) + "|\n" + "|\n".repeat(3000);
+  const html = render(<Markdown text={wide} />);
+  assert.ok(html.length < 200_000, `the wide table drew ${html.length} characters`);
+  assert.doesNotMatch(html, /<table/);
+  const long = "|a|b|\n|-|-|\n" + "|x|y|\n".repeat(5000);
+  const rows = (render(<Markdown text={long} />).match(/<tr/g) ?? []).length;
+  assert.equal(rows, 1001, "a head and 1,000 rows; the rest reads as text");
+  const titles = render(<Markdown text={"[a](x (".repeat(9000)} />);
+  assert.doesNotMatch(titles, /<a /);
+});

@@ -29,7 +29,7 @@ export interface EntryContext {
 }
 
 function when(ts: string | null): string {
-  return ts ? ` · ${ts.replace("T", " ").slice(0, 19)}` : "";
+  return ts ? ` · ${ts.replace("T", " ").slice(0, 19)} UTC` : "";
 }
 
 function lineCount(text: string): string {
@@ -39,7 +39,10 @@ function lineCount(text: string): string {
 
 function Output({ r }: { r: ToolResult }) {
   return (
-    <details class={r.error ? "tool-output failed" : "tool-output"} data-result-for={r.call_id ?? undefined}>
+    <details
+      class={r.error ? "tool-output failed" : "tool-output"}
+      data-result-for={r.call_id?.slice(0, 200)}
+    >
       <summary>output · {lineCount(r.output)}{r.error ? " · failed" : ""}</summary>
       <pre>{r.output}</pre>
     </details>
@@ -51,9 +54,9 @@ function Call({ r, result, highlight }: { r: ToolCall; result?: ToolResult; high
   const said = i.command !== null || i.path !== null || i.edit !== null || i.patch !== null ||
     i.summary !== null;
   return (
-    <div class="msg msg-tool" data-call-id={r.call_id ?? undefined}>
+    <div class="msg msg-tool" data-call-id={r.call_id?.slice(0, 200) ?? undefined}>
       <div class="tool-head">
-        <span class="tool-name">{r.tool}</span>
+        <span class="tool-name">{r.tool.slice(0, 200)}</span>
         {i.path !== null && (
           <code class="tool-path">
             <Highlighted text={i.path} highlight={highlight} />
@@ -107,9 +110,7 @@ function Record(
       return (
         <div class="msg msg-assistant">
           <div class="who">Agent{when(r.ts)}{usage}</div>
-          <div class="md">
-            <Markdown text={r.text} highlight={highlight} />
-          </div>
+          <Markdown text={r.text} highlight={highlight} />
         </div>
       );
     case "injected":

@@ -98,7 +98,8 @@ export function transcriptOf(
     if (!seen) continue;
     for (const r of seen.records) if (r.kind === "usage") totals.add(r.usage);
     const entry: TranscriptEntry = {
-      key: seen.id === null ? line.key : `id:${seen.id}`,
+      // an id is the agent's text: encoded, so the key survives an HTML attribute (which turns CR into LF) as is
+      key: seen.id === null ? line.key : `id:${encodeURIComponent(seen.id)}`,
       records: seen.records,
     };
     const at = byKey.get(entry.key);

@@ -55,8 +55,11 @@ Deno.test("every action is a POST whose refusal is a sentence with a 4xx status"
     status: 409,
     body: { error: 'Claude Code is not installed here: there is no "claude" on PATH' },
   });
-  const send = await w.post("/api/sessions/nope/send", JSON.stringify({ text: "ls" }));
+  // two lines would press Enter in the middle: refused before the session is even looked for
+  const send = await w.post("/api/sessions/nope/send", JSON.stringify({ text: "ls\nrm" }));
   assert.equal(send.status, 400);
+  const unknownSession = await w.post("/api/sessions/nope/send", JSON.stringify({ text: "ls" }));
+  assert.equal(unknownSession.status, 404, "free text is typed, into a session asm knows");
 });
 
 Deno.test("an action without the install token is refused before it runs", async () => {

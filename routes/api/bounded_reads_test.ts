@@ -229,3 +229,33 @@ Deno.test("a 100 MB body gets 413 and the server reads no more than its limit of
     await small.body?.cancel();
   });
 });
+
+Deno.test("a transcript path that is a socket, or a name too long, is a sentence on the page, in the API and in the stream, never a 500", async () => {
+  await withServer(async (server, home) => {
+    const store = claudeStore(home);
+    const socketPath = join(store, "s.jsonl");
+    const listener = Deno.listen({ transport: "unix", path: socketPath });
+    try {
+      const ids = [
+        sessionAt(server, "socket", socketPath),
+        sessionAt(server, "long", join(store, "x".repeat(300))),
+      ];
+      for (const id of ids) {
+        const detail = await server.api(`/api/sessions/${id}`);
+        assert.equal(detail.status, 200);
+        assert.match(
+          (await detail.json()).note,
+          /asm did not read it: .*(could not be read|not a regular file|socket)/,
+        );
+        const page = await fetch(`${server.url}/sessions/${id}`);
+        assert.equal(page.status, 200);
+        await page.body?.cancel();
+        const stream = await server.api(`/api/sessions/${id}/stream`);
+        assert.equal(stream.status, 200);
+        await stream.body?.cancel();
+      }
+    } finally {
+      listener.close();
+    }
+  });
+});

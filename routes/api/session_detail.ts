@@ -66,6 +66,7 @@ function stateOf(ctx: ServerContext, asmId: string): Record<string, unknown> | n
     last_seen: row.last_seen,
     pane: ctx.state.panes.has(asmId),
     continued_by: successorsOf(ctx.ledger, asmId),
+    runs: ctx.ledger.runs(asmId).length,
   };
 }
 
@@ -98,6 +99,12 @@ function stream(ctx: ServerContext, asmId: string, follower: TranscriptFollower,
   const tick = async () => {
     timer = null;
     if (done) return;
+    // a page that is not reading what it was sent gets nothing more, and the transcript is not read on for it:
+    // what it has not taken stays on disk, not in memory
+    if ((controller.desiredSize ?? 1) <= 0) {
+      timer = setTimeout(tick, everyMs);
+      return;
+    }
     try {
       const state = stateOf(ctx, asmId);
       const stateText = JSON.stringify(state);
@@ -175,6 +182,8 @@ export const sessionDetailRoutes: Route[] = [
   {
     method: "GET",
     pattern: "/api/sessions/:id/stream",
+    // opening reads the transcript once (the token totals so far): only a few at once
+    heavy: true,
     async handle(req, ctx, params) {
       const url = new URL(req.url);
       if (ctx.state.streams.open >= MAX_STREAMS) {

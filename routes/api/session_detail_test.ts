@@ -222,3 +222,27 @@ Deno.test("the page holds the newest entries; Show earlier draws the ones before
     assert.match(found.querySelector("[data-show-earlier]")?.textContent ?? "", /10 more/);
   });
 });
+
+Deno.test("a page that stops reading its stream is sent nothing more, and the transcript is not read on for it", async () => {
+  await withTranscript([typedLine("the first prompt", 1)], async ({ server, path, asmId }) => {
+    const cursor = (await (await server.api(`/api/sessions/${asmId}`)).json()).cursor;
+    const res = await server.api(
+      `/api/sessions/${asmId}/stream?every_ms=200&cursor=${encodeURIComponent(cursor)}`,
+    );
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    await reader.read(); // the state; then the page reads nothing
+    const before = Deno.memoryUsage().rss;
+    const burst = Array.from({ length: 5000 }, (_, i) =>
+      typedLine(`burst line ${i} ${"x".repeat(150)}`, i + 10))
+      .join("\n") + "\n";
+    for (let i = 0; i < 64; i++) Deno.writeTextFileSync(path, burst, { append: true }); // about 64 MB
+    await new Promise((r) => setTimeout(r, 3000));
+    const grew = Math.round((Deno.memoryUsage().rss - before) / 1e6);
+    console.log(`64 MB appended while the page read nothing: server RSS +${grew} MB`);
+    assert.ok(grew < 100, `the unread stream held ${grew} MB`);
+    // reading again, the page gets what the transcript gained, in order
+    const { value } = await reader.read();
+    assert.match(value ?? "", /burst line 0 /);
+    await reader.cancel();
+  });
+});

@@ -22,6 +22,13 @@ import { terminalExtra, TerminalView } from "./terminal_view.tsx";
 /** How often the page polls /api/live (the top bar; its own session comes through its stream). */
 const POLL_MS = 5000;
 
+/** A title as a heading: its first line, without Markdown's heading and emphasis marks, at most 120 characters. */
+export function headline(text: string): string {
+  const first = text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? text;
+  const plain = first.replace(/^#{1,6}\s+/, "").replace(/[*_`]{1,3}([^*_`]+)[*_`]{1,3}/g, "$1");
+  return plain.length > 120 ? `${plain.slice(0, 119)}…` : plain;
+}
+
 function headerProps(
   ctx: ServerContext,
   detail: SessionDetail,
@@ -35,7 +42,7 @@ function headerProps(
     id,
     agent: String(s.agent),
     agentDisplay,
-    title: String(s.name || s.title || s.first_message || s.agent_session_id).slice(0, 300),
+    title: headline(String(s.name || s.title || s.first_message || s.agent_session_id)),
     cells: {
       status: cells.status,
       end_reason: cells.end_reason,
@@ -109,22 +116,20 @@ export const sessionDetailPageRoutes: Route[] = [{
           class="detail"
           data-detail-for={header.id}
           data-cursor={detail.cursor}
+          data-model={header.model ?? ""}
           data-follow={detail.later === 0 ? "1" : "0"}
         >
           <Island name="Actions" component={Actions} props={{ agents, folders: [] }} />
           <Island name="SessionHeader" component={SessionHeader} props={header} />
-          {/* shown while the session runs; a RESUME from this page shows it without a reload */}
-          <TerminalView session={header.id} hidden={!running} />
           {detail.note && <p class="empty">{detail.note}</p>}
           {find && detail.hit === null && (
             <p class="lede">"{find}" is not in the part of the transcript read.</p>
           )}
           <section class="transcript" aria-label="Transcript">
-            {detail.earlier > 0 && first && (
-              <button type="button" class="more" data-show-earlier>
-                Show earlier ({detail.earlier} more)
-              </button>
-            )}
+            {/* always there: entries the page drops from its top as the transcript grows come back through it */}
+            <button type="button" class="more" data-show-earlier hidden={!(detail.earlier > 0 && first)}>
+              Show earlier ({detail.earlier} more)
+            </button>
             {detail.cut && detail.earlier === 0 && (
               <p class="lede">
                 The oldest part of this transcript is beyond what asm reads (its newest 16 MiB).
@@ -144,6 +149,11 @@ export const sessionDetailPageRoutes: Route[] = [{
             )}
             <span id="newest" />
           </section>
+          {
+            /* under the newest entries, where a page that follows the transcript is: shown while the session
+              runs (a RESUME from this page shows it without a reload) */
+          }
+          <TerminalView session={header.id} hidden={!running} />
         </article>
       ),
     });

@@ -120,6 +120,10 @@ function resultOf(call: Record<string, unknown>): { output: string; error: boole
   const status = call.status;
   if (parts.length === 0 && call.resultDisplay === undefined && status !== "error") return null;
   const output = texts.join("\n") || displayText(call.resultDisplay);
+  // a shell command that exited non-zero is a success of the tool: its output says the exit code (seen on the
+  // real CLI: "Exit Code: 2")
+  const exit = call.name === "run_shell_command" ? /^Exit Code: (\d+)/m.exec(output) : null;
+  if (exit && exit[1] !== "0") failed = true;
   return { output: clipBytes(output), error: failed || status === "error" };
 }
 

@@ -252,3 +252,21 @@ Deno.test("Gemini's adapter answers viewLine with the Gemini reader", () => {
   assert.deepEqual(geminiTranscripts.viewLine(raw), viewGeminiLine(raw));
   assert.deepEqual(texts(geminiTranscripts.viewLine(raw)!.records, "prompt"), ["please TOOLCALL now"]);
 });
+
+Deno.test("a Gemini shell command that exited non-zero is a failed result; one that exited 0 is not", () => {
+  const shell = (id: string, code: number) => ({
+    id,
+    name: "run_shell_command",
+    args: { command: "make test" },
+    status: "success",
+    result: [{
+      functionResponse: {
+        id,
+        name: "run_shell_command",
+        response: { output: `Output: boom\nExit Code: ${code}\nProcess Group PGID: 9127` },
+      },
+    }],
+  });
+  const results = only(callsOf(reply([shell("s1", 2), shell("s2", 0)])), "tool_result");
+  assert.deepEqual(results.map((r) => [r.call_id, r.error]), [["s1", true], ["s2", false]]);
+});
