@@ -269,6 +269,12 @@ export interface LaunchCapability {
    * what the record says, where it says), or null when it holds none, or more than one.
    */
   threadOf?(proc: { pid: number; startTicks: number }, env: Env, source: ProcSource): string | null;
+  /**
+   * Where the agent would find a skill of this name for a session in `folder`: the file, or null when it has
+   * none (the closeout actions refuse rather than type a command the agent answers with "unknown command").
+   * Absent: asm cannot tell, and types it.
+   */
+  skillFile?(skill: string, folder: string | null, env: Env): string | null;
 }
 
 /**

@@ -75,6 +75,9 @@ function world() {
   const bin = join(root, "bin");
   const folder = join(root, "proj");
   for (const d of [asmHome, bin, folder, join(root, "home")]) Deno.mkdirSync(d, { recursive: true });
+  // the typist reads skills where its adapter's agent keeps them: its closeout skill is there
+  Deno.mkdirSync(join(root, "home", ".claude", "skills", "wrap-up"), { recursive: true });
+  Deno.writeTextFileSync(join(root, "home", ".claude", "skills", "wrap-up", "SKILL.md"), "wrap it up\n");
   Deno.writeTextFileSync(join(asmHome, "agents.toml"), AGENTS_TOML("typist-shared"));
   // the typist's own variable is no agent's: the person lists it, as they would a proxy
   Deno.writeTextFileSync(join(asmHome, "config.toml"), '[launch]\nenv = ["TYPIST_DIR"]\n');
@@ -488,6 +491,14 @@ Deno.test("closeout refuses with a sentence: an agent with no closeout skill, a 
     /already closed out: its transcript records the wrap-up/,
   );
   await refused(closeoutSession(w.deps, "nope"), "unknown", /asm has no session nope/);
+  // without the skill where the agent looks for it, the command would be an unknown one: refused, not typed
+  Deno.removeSync(join(w.root, "home", ".claude", "skills"), { recursive: true });
+  const other = w.session(pid);
+  await refused(
+    closeoutLive(w.deps, other),
+    "conflict",
+    /has no skill named wrap-up that this session could run/,
+  );
   const typed = [...Deno.readDirSync(w.root)].filter((e) => e.name.startsWith("typed."));
   assert.deepEqual(
     typed.map((e) => Deno.readTextFileSync(join(w.root, e.name))).join(""),

@@ -12,7 +12,7 @@
  * path keeps it fresh, so a press on an open badge runs it).
  * @module
  */
-import type { AgentConfig } from "../agents/mod.ts";
+import { adapterOf, type AgentConfig } from "../agents/mod.ts";
 import { type ActionDeps, ActionRefused } from "./deps.ts";
 import { resumeSession } from "./start.ts";
 import { type SendResult, typeLine } from "./control.ts";
@@ -45,6 +45,16 @@ function sessionOf(deps: ActionDeps, asmId: string): { agent: AgentConfig; statu
   const agent = deps.agents.find((a) => a.name === row.agent);
   if (!agent) {
     throw new ActionRefused("conflict", `this session's agent "${row.agent}" is no longer in agents.toml`);
+  }
+  // the agent would answer "unknown command" to a skill it does not have: say so instead of typing it
+  const where = agent.closeout_skill === "" ? undefined : adapterOf(agent).launch?.skillFile;
+  if (where && where(agent.closeout_skill, row.cwd, deps.env) === null) {
+    throw new ActionRefused(
+      "conflict",
+      `${agent.display} has no skill named ${agent.closeout_skill} that this session could run (asm looked ` +
+        `where ${agent.display} keeps its own, the project's and its plugins' skills): write one, or name ` +
+        `another in agents.toml closeout_skill`,
+    );
   }
   const state = deps.ledger.query("SELECT closeout_state FROM sessions WHERE asm_id = ?", asmId)[0];
   if (state?.closeout_state === "closed") {
