@@ -1,7 +1,8 @@
 /**
  * Fake Anthropic Messages API, enough for Claude Code 2.1.x: `POST /v1/messages` (SSE when `stream` is true,
  * which Claude Code always asks for; one JSON message otherwise) and `POST /v1/messages/count_tokens`.
- * Anything else is a 404 in Anthropic's error shape.
+ * Anything else is a 404 in Anthropic's error shape. `DRIP:<ms>` in the last user text streams a text reply slowly:
+ * sixty more words after it, one text delta every `<ms>` (an agent's interrupt can then stop a turn mid-stream).
  *
  * @module
  */
@@ -43,7 +44,8 @@ export async function answerAnthropic(call: FakeCall, book: ReplyBook): Promise<
     return anthropicError(404, `mock: no route for ${call.method} ${path}`);
   }
   const body = (call.body ?? {}) as MessagesBody;
-  const decision = book.decide(anthropicTurn(body));
+  const turn = anthropicTurn(body);
+  const decision = book.decide(turn);
   await pause(decision.delayMs, call.signal);
   if (decision.kind === "fail") return anthropicError(decision.status, decision.message, decision.retryable);
 
@@ -64,6 +66,8 @@ export async function answerAnthropic(call: FakeCall, book: ReplyBook): Promise<
     },
   };
   if (!body.stream) return jsonResponse(200, message);
+  const drip = Number(/DRIP:(\d+)/.exec(turn.userTexts.at(-1) ?? "")?.[1] ?? 0);
+  if (drip > 0 && decision.kind === "text") return dripResponse(message, drip, call.signal);
   return sseResponse(streamOf(message), { "request-id": `req_mock_${Date.now()}` });
 }
 
@@ -117,6 +121,61 @@ function contentOf(decision: Exclude<Decision, { kind: "fail" }>): ContentBlock[
       input: decision.input ?? { command: decision.command, description: "Run a command for the mock" },
     },
   ];
+}
+
+/** The text reply streamed slowly: its text, then sixty words, one delta every `ms`; stops when the call does. */
+function dripResponse(
+  message: { content: ContentBlock[]; stop_reason: string; usage: Record<string, number> },
+  ms: number,
+  signal: AbortSignal,
+): Response {
+  const ev = (type: string, data: Record<string, unknown>) => encodeSse({ type, ...data }, { event: type });
+  const words = [
+    String(message.content[0]?.text ?? ""),
+    ...Array.from({ length: 60 }, (_, i) => ` drip${i}`),
+  ];
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (chunk: string) => controller.enqueue(encoder.encode(chunk));
+      try {
+        send(ev("message_start", {
+          message: {
+            ...message,
+            content: [],
+            stop_reason: null,
+            usage: { ...message.usage, output_tokens: 1 },
+          },
+        }));
+        send(ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
+        for (const word of words) {
+          if (signal.aborted) throw new Error("the call was stopped");
+          send(ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: word } }));
+          await pause(ms, signal);
+        }
+        send(ev("content_block_stop", { index: 0 }));
+        send(ev("message_delta", {
+          delta: { stop_reason: message.stop_reason, stop_sequence: null },
+          usage: { output_tokens: message.usage.output_tokens },
+        }));
+        send(ev("message_stop", {}));
+        controller.close();
+      } catch {
+        // the agent stopped the call (its interrupt): the stream just ends
+        try {
+          controller.close();
+        } catch { /* already gone */ }
+      }
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      "request-id": `req_mock_drip`,
+    },
+  });
 }
 
 /** The event sequence of a streamed message, as the real API sends it. */

@@ -190,3 +190,22 @@ Deno.test("count_tokens answers a count and unknown paths a 404 error", async ()
     await fake.close();
   }
 });
+
+Deno.test("DRIP streams the reply slowly, one word a delta, and stops when the agent drops the call", async () => {
+  const fake = await startFake("anthropic");
+  try {
+    const ask = { role: "user", content: [{ type: "text", text: "tell me slowly DRIP:20" }] };
+    const whole = await readStream(await post(fake, "/v1/messages", { stream: true, messages: [ask] }));
+    assert.match(whole.text, /^Mock reply #1: .* drip0 drip1 .* drip59$/);
+    assert.equal(whole.stop, "end_turn");
+    // the agent's interrupt drops the connection mid-stream: what came is a prefix, and nothing is left running
+    const res = await post(fake, "/v1/messages", { stream: true, messages: [ask] });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let got = "";
+    while (!got.includes("drip3")) got += (await reader.read()).value ?? "";
+    await reader.cancel();
+    assert.doesNotMatch(got, /drip59/);
+  } finally {
+    await fake.close();
+  }
+});
