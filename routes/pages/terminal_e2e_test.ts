@@ -2,7 +2,7 @@
  * The agent's window in the page, end to end: Chromium drives a real Claude Code launched in a folder it has not
  * trusted. Its trust question appears in the launch page's terminal view, keys typed in the view answer it, the
  * session goes on (the page follows it to the session's page); a prompt typed in the view starts a turn the fake
- * model holds back, and Interrupt from the view stops it. Every wait is on what the pane or the page shows.
+ * model streams slowly, and Interrupt from the view stops it mid-stream. Every wait is on what the pane or the page shows.
  * @module
  */
 import assert from "node:assert/strict";
@@ -36,7 +36,7 @@ async function showsText(page: Page, want: RegExp, what: string): Promise<string
 Deno.test({
   name:
     "a real Claude's trust question is answered in the page's view of its window, the session goes on, and " +
-    "Interrupt from the view stops a turn the model holds back",
+    "Interrupt from the view stops a turn the model is streaming slowly",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
