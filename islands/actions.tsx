@@ -34,7 +34,7 @@ type Open =
 
 const open = signal<Open>(null);
 /** The last result or refusal, as a sentence; shown until the next action. */
-const notice = signal<{ text: string; error: boolean } | null>(null);
+const notice = signal<{ text: string; error: boolean; href?: string; link?: string } | null>(null);
 /** A refusal of the open dialog's own action: shown inside it, where the person is looking. */
 const dialogError = signal<string | null>(null);
 
@@ -73,7 +73,17 @@ async function run(
   try {
     const answer = await postAction(path, body);
     const closed = answer.window_closed === true ? " Its window closed." : "";
-    notice.value = { text: `${label}: done.${closed}`, error: false };
+    // a window that opened on the agent's own question (a folder it does not trust, its first-run screens) is
+    // not "done": the notice says what it waits on and links to the window, where it is answered
+    const waiting = typeof answer.waiting_reason === "string" ? answer.waiting_reason : null;
+    notice.value = waiting && typeof answer.token === "string"
+      ? {
+        text: `${label}: its window opened and waits on you: ${waiting}.`,
+        error: false,
+        href: `/launches/${encodeURIComponent(answer.token)}`,
+        link: "Answer it here",
+      }
+      : { text: `${label}: done.${closed}`, error: false };
     // close the dialog this action came from, and only it: an END answering late must not close the RESUME
     // dialog the person opened meanwhile
     if (from !== null && open.peek() === from) open.value = null;
@@ -411,7 +421,15 @@ export function Actions({ agents, folders = [] }: ActionsProps) {
         New session
       </button>
       {/* always present, so a notice arriving never shifts (and so re-creates) an open dialog */}
-      <span class={n?.error ? "notice error" : "notice"} role="status">{n?.text ?? ""}</span>
+      <span class={n?.error ? "notice error" : "notice"} role="status">
+        {n?.text ?? ""}
+        {n?.href && (
+          <>
+            {" "}
+            <a href={n.href}>{n.link}</a>
+          </>
+        )}
+      </span>
       {o && (
         <div
           ref={box}

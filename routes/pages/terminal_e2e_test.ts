@@ -48,23 +48,33 @@ Deno.test({
     const drainer = setInterval(() => world.drain(), 250);
     const capture = async (pane: string) => (await world.tmux(["capture-pane", "-p", "-t", pane])).out;
     try {
-      const launched = await world.post("/api/launch", {
-        agent: "claude",
-        folder: untrusted,
-        prompt: "hello from a folder it never saw",
-      });
-      assert.equal(launched.status, 200, JSON.stringify(launched.body));
-      const token = String(launched.body.token);
-      const pane = String(launched.body.pane_id);
+      // launched from the page's own dialog, as a person does
+      const page = await browser.newPage();
+      page.on("pageerror", (e) => console.log(`page error: ${e.message}`));
+      await openWithKey(page, world.server, "/?all=1");
+      await page.getByRole("button", { name: "New session" }).click();
+      await page.locator(".dialog select[name=agent]").selectOption("claude");
+      await page.locator(".dialog input[name=folder]").fill(untrusted);
+      await page.locator(".dialog textarea[name=prompt]").fill("hello from a folder it never saw");
+      await page.locator(".dialog button[type=submit]").click();
+      // the launch is not "done": its notice says what the window waits on, and links to it
+      const notice = page.locator(".notice", { hasText: "waits on you" });
+      await notice.waitFor({ timeout: 20_000 });
+      console.log(`the notice: ${await notice.innerText()}`);
+      assert.match(await notice.innerText(), /trust this folder/);
+      const token = world.server.ledger.query(
+        "SELECT token FROM launches ORDER BY requested_at DESC LIMIT 1",
+      )[0]
+        .token as string;
+      const pane = world.server.ledger.query("SELECT pane_id FROM launches WHERE token = ?", token)[0]
+        .pane_id as string;
       await world.until(
         async () => /Yes, I trust this folder/.test(await capture(pane)),
         "Claude asks whether to trust the folder",
         45_000,
       );
-
-      const page = await browser.newPage();
-      page.on("pageerror", (e) => console.log(`page error: ${e.message}`));
-      await openWithKey(page, world.server, `/launches/${token}`);
+      await notice.getByRole("link", { name: "Answer it here" }).click();
+      await page.waitForURL(new RegExp(`/launches/${token}$`));
       const question = await showsText(page, /Yes, I trust this folder/, "the trust question");
       console.log(
         `the view shows: ${
