@@ -4,7 +4,8 @@
  * `GET /api/terminal` with a streamed `fetch` carrying the page's key, paints the pane's screen into an xterm.js
  * terminal of the pane's own size, writes its output as it comes, and follows its size. Read-only until the
  * "type into it" switch is on: then what is typed goes to the pane as bytes (`POST /api/terminal/:view/keys`,
- * batched), and the pane takes the view's size. Interrupt sends the agent's own interrupt key. When the view
+ * batched). The pane keeps its own size (a tmux control client with a size resizes every window of its session,
+ * other agents' included): the view takes the pane's, and scrolls sideways in its box where the page is narrower. Interrupt sends the agent's own interrupt key. When the view
  * closes, the sentence says why; a launch's view that closed because its session arrived goes to that session.
  * @module
  */
@@ -116,24 +117,11 @@ function start(section: HTMLElement): void {
     queueMicrotask(flush);
   });
 
-  /** The pane takes the view's size: as many columns as the screen's width holds, the rows it has now. */
-  const fit = async () => {
-    if (view === null) return;
-    const cell = screen.querySelector<HTMLElement>(".xterm-rows > div");
-    const cellWidth = cell && term.cols > 0 ? cell.getBoundingClientRect().width / term.cols : 0;
-    const room = screen.clientWidth - 8;
-    if (!cellWidth || room <= 0) return;
-    const cols = Math.max(40, Math.floor(room / cellWidth));
-    const refused = await post(`/api/terminal/${view}/resize`, { cols, rows: term.rows });
-    if (refused) say(refused);
-  };
-
   typeSwitch.addEventListener("change", () => {
     term.options.disableStdin = !typeSwitch.checked;
     for (const b of keyButtons) if (b.dataset.key !== "interrupt") b.disabled = !typeSwitch.checked;
     if (typeSwitch.checked) {
       term.focus();
-      fit();
       say("typing into its window");
     } else say("watching (read-only)");
   });
@@ -176,11 +164,10 @@ function start(section: HTMLElement): void {
             section.querySelector<HTMLElement>("[data-attach-line]")!.hidden = false;
           }
           say(typeSwitch.checked ? "typing into its window" : "watching (read-only)");
-          if (typeSwitch.checked) fit();
         }
         if (m.paint !== undefined) {
           term.reset();
-          if (m.cols && m.rows) term.resize(m.cols, m.rows);
+          if (m.cols && m.rows) term.resize(Math.min(m.cols, 1000), Math.min(m.rows, 1000));
           term.write(bytesOf(m.paint));
           if (!painted) {
             painted = true;
@@ -189,7 +176,7 @@ function start(section: HTMLElement): void {
           }
         }
         if (m.out !== undefined) term.write(bytesOf(m.out));
-        if (m.size) term.resize(m.size.cols, m.size.rows);
+        if (m.size) term.resize(Math.min(m.size.cols, 1000), Math.min(m.size.rows, 1000));
         if (m.closed !== undefined) {
           view = null;
           say(m.closed);

@@ -128,36 +128,51 @@ export function sendBytesCommand(pane: string, bytes: Uint8Array): string {
   return `send-keys -t ${pane} -H ${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ")}`;
 }
 
-/** The size a control client asks for (the window then follows it when this client was the latest active). */
-export function resizeCommand(cols: number, rows: number): string {
-  const c = Math.max(20, Math.min(500, Math.floor(cols)));
-  const r = Math.max(5, Math.min(200, Math.floor(rows)));
-  return `refresh-client -C ${c}x${r}`;
-}
+/** A paste buffer's name asm uses for a capture. */
+const BUFFER_NAME = /^asm-view-[0-9a-f]{8,32}$/;
+/** A file asm names for a capture (a folder of its own): no character tmux's command parser treats specially. */
+const CAPTURE_FILE = /^\/[A-Za-z0-9_./-]+$/;
 
-/** The pane's size, cursor and screen: answered as two blocks, in order with its output. */
-export function snapshotCommands(pane: string): string[] {
+/**
+ * The pane's size and cursor (one line of numbers, answered in band), then its screen with colours captured into
+ * a paste buffer and written to a file of asm's, then the buffer deleted. The screen never travels in band: a
+ * captured line would be read as the client's own protocol, and a pane could print a line that ends its answer
+ * early. The answers still come in order with the output, so the capture is exactly what came before it.
+ */
+export function snapshotCommands(pane: string, buffer: string, file: string): string[] {
   if (!PANE_ID.test(pane)) throw new Error(`not a tmux pane id: ${JSON.stringify(pane)}`);
+  if (!BUFFER_NAME.test(buffer)) throw new Error(`not a buffer name of asm's: ${JSON.stringify(buffer)}`);
+  if (!CAPTURE_FILE.test(file) || file.includes("..")) {
+    throw new Error(`not a capture file of asm's: ${file}`);
+  }
   return [
-    `display-message -p -t ${pane} "#{pane_width} #{pane_height} #{cursor_x} #{cursor_y} #{alternate_on}"`,
+    `display-message -p -t ${pane} "#{pane_width} #{pane_height} #{cursor_x} #{cursor_y}"`,
     // -e keeps colours and attributes; -N keeps trailing spaces, so the cursor lands where the agent left it
-    `capture-pane -p -e -N -t ${pane}`,
+    `capture-pane -e -N -t ${pane} -b ${buffer}`,
+    `save-buffer -b ${buffer} ${file}`,
+    `delete-buffer -b ${buffer}`,
   ];
 }
 
 /** What the first snapshot block says: the pane's size and its cursor. */
 export function parseSnapshotHead(text: string): { cols: number; rows: number; x: number; y: number } | null {
-  const m = text.trim().match(/^(\d+) (\d+) (\d+) (\d+)/);
+  const m = text.trim().match(/^(\d{1,4}) (\d{1,4}) (\d{1,4}) (\d{1,4})$/);
   if (!m) return null;
-  return { cols: Number(m[1]), rows: Number(m[2]), x: Number(m[3]), y: Number(m[4]) };
+  const [cols, rows, x, y] = m.slice(1).map(Number);
+  return cols > MAX_SIDE || rows > MAX_SIDE ? null : { cols, rows, x, y };
 }
+
+/** The largest side of a pane asm believes (a terminal is never 10,000 columns wide). */
+const MAX_SIDE = 1000;
 
 /** The pane size of a `%layout-change` layout for one pane (`checksum,WxH,x,y,<pane number>`), when it says. */
 export function paneSizeOfLayout(layout: string, pane: string): { cols: number; rows: number } | null {
   const number = pane.slice(1);
   // a leaf is "WxH,X,Y,N"; a split nests leaves in [] or {}: find the leaf of this pane number
   for (const m of layout.matchAll(/(\d+)x(\d+),\d+,\d+,(\d+)/g)) {
-    if (m[3] === number) return { cols: Number(m[1]), rows: Number(m[2]) };
+    if (m[3] !== number) continue;
+    const size = { cols: Number(m[1]), rows: Number(m[2]) };
+    return size.cols > 0 && size.rows > 0 && size.cols <= MAX_SIDE && size.rows <= MAX_SIDE ? size : null;
   }
   return null;
 }

@@ -3,7 +3,6 @@ import {
   ControlReader,
   paintOf,
   paneSizeOfLayout,
-  resizeCommand,
   sendBytesCommand,
   snapshotCommands,
   unescapeOutput,
@@ -59,8 +58,22 @@ Deno.test("the reader: notifications outside blocks, a block's lines as its answ
 Deno.test("commands carry only a pane id, hex bytes and numbers", () => {
   assert.equal(sendBytesCommand("%12", bytes("q'\x1b")), "send-keys -t %12 -H 71 27 1b");
   assert.throws(() => sendBytesCommand("%1; kill-server", bytes("x")), /not a tmux pane id/);
-  assert.throws(() => snapshotCommands("#(touch x)"), /not a tmux pane id/);
-  assert.equal(resizeCommand(3.7, 9999), "refresh-client -C 20x200", "clamped to a sane size");
+  assert.throws(
+    () => snapshotCommands("#(touch x)", "asm-view-0123abcd", "/tmp/v/screen"),
+    /not a tmux pane id/,
+  );
+  assert.throws(() => snapshotCommands("%1", "x; kill-server", "/tmp/v/screen"), /not a buffer name/);
+  assert.throws(() => snapshotCommands("%1", "asm-view-0123abcd", "/tmp/v s/screen"), /not a capture file/);
+  assert.deepEqual(snapshotCommands("%1", "asm-view-0123abcd", "/tmp/asm-view-x/screen").slice(1), [
+    "capture-pane -e -N -t %1 -b asm-view-0123abcd",
+    "save-buffer -b asm-view-0123abcd /tmp/asm-view-x/screen",
+    "delete-buffer -b asm-view-0123abcd",
+  ], "the screen goes through a buffer and a file of asm's, never in band");
+  assert.equal(
+    paneSizeOfLayout("ab12,99999x99999,0,0,0", "%0"),
+    null,
+    "a size no terminal has is not believed",
+  );
   assert.deepEqual(paneSizeOfLayout("c4d8,160x50,0,0{80x50,0,0,3,79x50,81,0,4}", "%4"), {
     cols: 79,
     rows: 50,

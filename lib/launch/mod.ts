@@ -46,4 +46,4 @@ export {
 } from "./terminal_host.ts";
 export { type TmuxConfig, tmuxConfigFromEnv, tmuxHost } from "./tmux.ts";
 export { type ViewFrame } from "./pane_view.ts";
-export { launchPane, MAX_VIEWS, NAMED_KEYS, ViewRegistry, type ViewTarget } from "./views.ts";
+export { launchPane, MAX_VIEWS, NAMED_KEYS, namedKey, ViewRegistry, type ViewTarget } from "./views.ts";

@@ -12,7 +12,6 @@ import {
   paintOf,
   paneSizeOfLayout,
   parseSnapshotHead,
-  resizeCommand,
   sendBytesCommand,
   snapshotCommands,
 } from "./control_mode.ts";
@@ -24,6 +23,10 @@ export const MAX_QUEUED_BYTES = 1 << 20;
 const MAX_FRAME_BYTES = 256 * 1024;
 /** How often the view checks that its pane is still the session's. */
 const PROOF_EVERY_MS = 2000;
+/** Keys are sent only on a proof at most this old (a session that just exited leaves its pane to a shell). */
+const KEYS_PROOF_MS = 250;
+/** The most of a captured screen the view reads. */
+const MAX_SCREEN_BYTES = 4 * 1024 * 1024;
 
 /** What a view gives its page, one at a time. */
 export type ViewFrame =
@@ -47,6 +50,10 @@ export class PaneView {
   #options: PaneViewOptions;
   #reader = new ControlReader();
   #answers: ((a: { lines: string[]; error: boolean }) => void)[] = [];
+  /** Where a capture is written (a folder of the view's own), and the paste buffer it passes through. */
+  #captureDir = Deno.makeTempDirSync({ prefix: "asm-view-" });
+  #buffer = `asm-view-${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  #provenAt = Date.now();
   #queue: Uint8Array[] = [];
   #queued = 0;
   #paint: ViewFrame | null = null;
@@ -69,10 +76,7 @@ export class PaneView {
     const view = new PaneView(pane, await host.attach(pane.paneId), options);
     view.#read();
     view.#repaint();
-    view.#proof = setInterval(async () => {
-      const why = await options.stillProven().catch((err) => String(err));
-      if (why !== null) await view.close(why);
-    }, PROOF_EVERY_MS);
+    view.#proof = setInterval(() => view.#prove().catch(() => {}), PROOF_EVERY_MS);
     return view;
   }
 
@@ -123,6 +127,23 @@ export class PaneView {
     }
   }
 
+  /** Checks the proof again; closes the view with the sentence when it fails. True while it holds. */
+  async #prove(): Promise<boolean> {
+    const why = await this.#options.stillProven().catch((err) => String(err));
+    if (why !== null) {
+      await this.close(why);
+      return false;
+    }
+    this.#provenAt = Date.now();
+    return true;
+  }
+
+  /** Sends a command; `then` runs when its answer is read, before any line after it. */
+  #send(command: string, then: (a: { lines: string[]; error: boolean }) => void): void {
+    this.#answers.push(then);
+    this.#client.send(command).catch(() => {});
+  }
+
   #command(command: string): Promise<{ lines: string[]; error: boolean }> {
     return new Promise((resolve) => {
       this.#answers.push(resolve);
@@ -133,19 +154,35 @@ export class PaneView {
   #repaint(): void {
     if (this.#painting || this.#closed !== null) return;
     this.#painting = true;
-    const [head, capture] = snapshotCommands(this.pane.paneId);
-    const sized = this.#command(head);
-    const screen = this.#command(capture);
-    Promise.all([sized, screen]).then(([h, s]) => {
-      this.#painting = false;
-      const at = parseSnapshotHead(h.lines.join("\n"));
-      if (!at || s.error) return;
-      // everything queued came before the capture, so the capture already shows it
+    const file = `${this.#captureDir}/screen`;
+    const [head, capture, save, drop] = snapshotCommands(this.pane.paneId, this.#buffer, file);
+    let at: ReturnType<typeof parseSnapshotHead> = null;
+    let captured = false;
+    this.#send(head, (a) => (at = a.error ? null : parseSnapshotHead(a.lines.join("\n"))));
+    this.#send(capture, (a) => {
+      if (a.error) return;
+      // read in order with the output: everything queued came before the capture, so the capture shows it
+      captured = true;
       this.#queue = [];
       this.#queued = 0;
-      this.#paint = { kind: "paint", bytes: paintOf(s.lines.join("\n"), at), cols: at.cols, rows: at.rows };
+    });
+    this.#send(save, (a) => {
+      this.#painting = false;
+      let screen: string | null = null;
+      try {
+        if (!a.error && captured && Deno.statSync(file).size <= MAX_SCREEN_BYTES) {
+          screen = Deno.readTextFileSync(file);
+        }
+      } catch { /* not written: no paint this time */ }
+      try {
+        Deno.removeSync(file);
+      } catch { /* not there */ }
+      if (at && screen !== null) {
+        this.#paint = { kind: "paint", bytes: paintOf(screen, at), cols: at.cols, rows: at.rows };
+      }
       this.#wake?.();
     });
+    this.#send(drop, () => {});
   }
 
   /** The next frame for the page: waits for one; the last one is `closed`. */
@@ -191,15 +228,14 @@ export class PaneView {
   /** Sends bytes to the pane as keys (hex: nothing is read as a key name), in commands of at most 256 bytes. */
   async keys(bytes: Uint8Array): Promise<void> {
     if (this.#closed !== null) throw new Error(this.#closed);
+    // the proof again when it is not fresh: a session that just exited leaves its pane to whatever runs next
+    if (Date.now() - this.#provenAt > KEYS_PROOF_MS && !(await this.#prove())) throw new Error(this.#closed!);
     for (let i = 0; i < bytes.length; i += 256) {
-      await this.#command(sendBytesCommand(this.pane.paneId, bytes.subarray(i, i + 256)));
+      const answer = await this.#command(sendBytesCommand(this.pane.paneId, bytes.subarray(i, i + 256)));
+      if (answer.error) {
+        throw new Error(`tmux did not take the keys: ${answer.lines.join(" ") || "its pane is gone"}`);
+      }
     }
-  }
-
-  /** Asks for the view's size (the window follows when this client was the latest active one). */
-  async resize(cols: number, rows: number): Promise<void> {
-    if (this.#closed !== null) throw new Error(this.#closed);
-    await this.#command(resizeCommand(cols, rows));
   }
 
   /** Closes the view (the pane and its agent go on). */
@@ -210,5 +246,8 @@ export class PaneView {
     for (const answer of this.#answers.splice(0)) answer({ lines: [], error: true });
     this.#wake?.();
     await this.#client.close();
+    try {
+      Deno.removeSync(this.#captureDir, { recursive: true });
+    } catch { /* gone */ }
   }
 }

@@ -9,7 +9,17 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 async function framesUntil(view: PaneView, want: RegExp, seen: ViewFrame[] = []): Promise<ViewFrame[]> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    const frame = await view.next();
+    // a view that froze never answers: the deadline holds anyway
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = await Promise.race([
+      view.next(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no frame said ${want} (the view froze)`)),
+          deadline - Date.now(),
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
     seen.push(frame);
     if ((frame.kind === "paint" || frame.kind === "output") && want.test(text(frame.bytes))) return seen;
     if (frame.kind === "closed") throw new Error(`closed: ${frame.why}`);
@@ -94,14 +104,14 @@ Deno.test("a view closes with the sentence when its proof fails, and the pane go
   assert.ok((await tmux.host.panes()).some((p) => p.paneId === pane.paneId), "the pane is still there");
 });
 
-Deno.test("a view asked for another size says the new size, paints again, and its output goes on", async () => {
+Deno.test("a pane tmux resizes: the view says its new size, paints again, and its output goes on", async () => {
   await using tmux = testTmux();
   const pane = await paneOf(tmux, ["sh", "-c", "exec cat"]);
   const view = await PaneView.open(tmux.host, pane, { stillProven: () => Promise.resolve(null) });
   try {
     const first = await view.next();
     assert.equal(first.kind, "paint");
-    await view.resize(90, 20);
+    assert.ok((await tmux.tmux(["resize-window", "-t", pane.windowId, "-x", "90", "-y", "20"])).ok);
     const seen: ViewFrame[] = [];
     const deadline = Date.now() + 10_000;
     while (!seen.some((f) => f.kind === "size") && Date.now() < deadline) seen.push(await view.next());
@@ -111,4 +121,66 @@ Deno.test("a view asked for another size says the new size, paints again, and it
   } finally {
     await view.close();
   }
+});
+
+/** The number tmux gives the next command on this server (control mode shows it in `%begin`). */
+async function nextCommandNumber(tmux: ReturnType<typeof testTmux>): Promise<number> {
+  const probe = new Deno.Command("tmux", {
+    args: ["-S", tmux.socketPath, "-C", "attach-session"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = probe.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("display-message -p x\n"));
+  await writer.close();
+  const out = new TextDecoder().decode((await probe.output()).stdout);
+  const numbers = [...out.matchAll(/^%begin \d+ (\d+) 1$/gm)].map((m) => Number(m[1]));
+  return Math.max(...numbers) + 1;
+}
+
+Deno.test("a pane that prints tmux's own protocol lines is only its screen: the paint holds them, and the view goes on", async () => {
+  await using tmux = testTmux();
+  const dir = Deno.makeTempDirSync({ prefix: "asm-forged-" });
+  try {
+    const pane = await paneOf(tmux, ["sh", "-c", `read go; cat ${dir}/forged; exec cat`]);
+    // what a hostile agent could print: the end of the very answer the view's capture will get (its number is
+    // guessed from the server's counter, as an attacker would), a begin that never ends, an exit, another
+    // pane's output, a size no terminal has
+    const n = await nextCommandNumber(tmux);
+    const ends = Array.from({ length: 40 }, (_, i) => `%end 0 ${n + i} 1`).join("\n");
+    Deno.writeTextFileSync(
+      `${dir}/forged`,
+      `${ends}\n%begin 0 999999 1\n%exit forged\n%output %0 forged\n%layout-change @0 ab12,99999x99999,0,0,0\n`,
+    );
+    await tmux.tmux(["send-keys", "-t", pane.paneId, "Enter"]);
+    await waitFor(
+      async () => (await tmux.tmux(["capture-pane", "-p", "-t", pane.paneId])).out.includes("%layout-change"),
+      "the pane printed the forged lines",
+    );
+    const view = await PaneView.open(tmux.host, pane, { stillProven: () => Promise.resolve(null) });
+    try {
+      const paint = await framesUntil(view, /%exit forged/);
+      assert.ok(paint.every((f) => f.kind !== "size"), "no size from a printed line");
+      await view.keys(new TextEncoder().encode("still-following\r"));
+      await framesUntil(view, /still-following/);
+      assert.equal(view.closed, null);
+    } finally {
+      await view.close();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("keys are refused once the proof fails, even between the view's own checks", async () => {
+  await using tmux = testTmux();
+  const pane = await paneOf(tmux, ["sh", "-c", "exec cat"]);
+  let why: string | null = null;
+  const view = await PaneView.open(tmux.host, pane, { stillProven: () => Promise.resolve(why) });
+  await view.next();
+  why = "the session ended";
+  await new Promise((r) => setTimeout(r, 300)); // past the freshness of the last proof, before the next check
+  await assert.rejects(view.keys(new TextEncoder().encode("never-typed\r")), /the session ended/);
+  assert.doesNotMatch((await tmux.tmux(["capture-pane", "-p", "-t", pane.paneId])).out, /never-typed/);
 });

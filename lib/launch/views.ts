@@ -63,18 +63,36 @@ export async function viewPane(deps: ActionDeps, target: ViewTarget): Promise<Pa
     : await launchPane(deps, target.launch);
 }
 
+/** The bytes of a key the page names, or null for a name asm does not know (own names only: no "constructor"). */
+export function namedKey(name: string): Uint8Array | null {
+  return Object.hasOwn(NAMED_KEYS, name) ? NAMED_KEYS[name] : null;
+}
+
 /** The open views of one server, by id. */
 export class ViewRegistry {
   #views = new Map<string, { view: PaneView; target: ViewTarget; agent: string }>();
+  /** Views being opened: they count against the bound from the first moment, so opens at once cannot pass it. */
+  #opening = 0;
+  #closed = false;
 
-  /** Opens a view of the target's proven pane; refused past {@link MAX_VIEWS} or without a proof. */
+  /** Opens a view of the target's proven pane; refused past {@link MAX_VIEWS}, without a proof, or once closed. */
   async open(deps: ActionDeps, target: ViewTarget): Promise<{ id: string; view: PaneView; agent: string }> {
-    if (this.#views.size >= MAX_VIEWS) {
+    if (this.#closed) throw new ActionRefused("unavailable", "asm is stopping");
+    if (this.#views.size + this.#opening >= MAX_VIEWS) {
       throw new ActionRefused(
         "unavailable",
         `asm already shows ${MAX_VIEWS} windows; close a page that shows one`,
       );
     }
+    this.#opening++;
+    try {
+      return await this.#open(deps, target);
+    } finally {
+      this.#opening--;
+    }
+  }
+
+  async #open(deps: ActionDeps, target: ViewTarget): Promise<{ id: string; view: PaneView; agent: string }> {
     const pane = await viewPane(deps, target);
     const agent = "session" in target
       ? deps.ledger.session(target.session)!.agent
@@ -83,12 +101,19 @@ export class ViewRegistry {
       async stillProven() {
         try {
           const now = await viewPane(deps, target);
-          return now.paneId === pane.paneId ? null : "the session moved to another window";
+          if (now.paneId !== pane.paneId) return "the session moved to another window";
+          // a window moved to another session leaves this client watching the one it left
+          return now.session === pane.session ? null : "its window moved to another tmux session";
         } catch (err) {
           return err instanceof ActionRefused ? err.message : String(err);
         }
       },
     });
+    if (this.#closed) {
+      // the server began to stop while this view opened: it must not stream on and hold the shutdown
+      await view.close("asm is stopping");
+      throw new ActionRefused("unavailable", "asm is stopping");
+    }
     const id = crypto.randomUUID();
     this.#views.set(id, { view, target, agent });
     return { id, view, agent };
@@ -115,6 +140,7 @@ export class ViewRegistry {
 
   /** Closes every view (the server is stopping). */
   async closeAll(): Promise<void> {
+    this.#closed = true;
     await Promise.all([...this.#views.keys()].map((id) => this.close(id, "the server stopped")));
   }
 }

@@ -302,12 +302,18 @@ export function startServer(options: ServerOptions): RunningServer {
       // a followed transcript's stream never ends by itself: the shutdown would wait for it
       context.state.streams.closing.abort();
       await context.state.views.closeAll();
-      await server.shutdown();
+      // a response a client never reads (its socket full) holds a graceful shutdown for ever: stop waiting
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([server.shutdown(), new Promise((r) => (timer = setTimeout(r, SHUTDOWN_WAIT_MS)))]);
+      clearTimeout(timer);
       ledger.close();
       lock.release();
       log({ what: "stopped", port });
     },
   };
 }
+
+/** How long closing waits for the responses still being sent. */
+const SHUTDOWN_WAIT_MS = 5000;
 
 export { harnessRoots };

@@ -9,8 +9,6 @@
  *   Origin checked by the browser's same-origin fetch); the page reads it with a streamed `fetch`.
  * - `POST /api/terminal/:view/keys` `{bytes}` (base64) or `{key: "interrupt" | "Escape" | "C-c" | "Enter"}`:
  *   keys into the pane, as bytes (`send-keys -H`: nothing is read as a key name).
- * - `POST /api/terminal/:view/resize` `{cols, rows}`: the view's size (the window follows it when this client was
- *   the latest active).
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -18,7 +16,7 @@ import { jsonError, type Route, type ServerContext } from "../../lib/server/mod.
 import {
   actionDeps,
   ActionRefused,
-  NAMED_KEYS,
+  namedKey,
   type ViewFrame,
   type ViewTarget,
 } from "../../lib/launch/mod.ts";
@@ -96,11 +94,11 @@ async function openStream(ctx: ServerContext, url: URL): Promise<Response> {
 function keysOf(body: Record<string, unknown>, interrupt: string): Uint8Array {
   if (typeof body.key === "string") {
     const name = body.key === "interrupt" ? interrupt : body.key;
-    const bytes = NAMED_KEYS[name];
+    const bytes = namedKey(name);
     if (!bytes) {
       throw new ActionRefused(
         "invalid",
-        `asm knows the keys ${Object.keys(NAMED_KEYS).join(", ")} and interrupt`,
+        `asm knows the keys Escape, C-c, Enter and interrupt`,
       );
     }
     return bytes;
@@ -136,17 +134,12 @@ export const terminalRoutes: Route[] = [
     const { view, agent } = ctx.state.views.get(params.view);
     const config = loadAgents({ asmHome: ctx.asmHome, env: ctx.env }).find((a) => a.name === agent);
     const bytes = keysOf(body, config?.interrupt_key ?? "Escape");
-    await view.keys(bytes);
+    try {
+      await view.keys(bytes);
+    } catch (err) {
+      // the proof failed as the keys came (the session ended), or tmux did not take them
+      throw new ActionRefused("conflict", (err as Error).message);
+    }
     return { view: params.view, sent: bytes.length };
   }, MAX_KEY_BYTES * 2),
-  actionRoute("/api/terminal/:view/resize", async (ctx, body, params) => {
-    const { view } = ctx.state.views.get(params.view);
-    const cols = Number(body.cols);
-    const rows = Number(body.rows);
-    if (!Number.isInteger(cols) || !Number.isInteger(rows) || cols < 1 || rows < 1) {
-      throw new ActionRefused("invalid", "send {cols, rows}: whole numbers");
-    }
-    await view.resize(cols, rows);
-    return { view: params.view, cols, rows };
-  }),
 ];
