@@ -21,7 +21,9 @@ export type ControlEvent =
   | { kind: "output"; pane: string; bytes: Uint8Array }
   | { kind: "layout"; window: string; layout: string }
   | { kind: "exit"; reason: string }
-  | { kind: "answer"; lines: string[]; error: boolean };
+  | { kind: "answer"; lines: string[]; error: boolean }
+  /** The client's own attach was answered: commands sent from now on are this client's (seen once). */
+  | { kind: "ready" };
 
 /** A pane id as tmux names it: the only pane reference asm writes into a command. */
 export const PANE_ID = /^%\d+$/;
@@ -93,6 +95,7 @@ export function parseControlLine(raw: Uint8Array): ControlLine {
  */
 export class ControlReader {
   #block: { number: string; mine: boolean; lines: string[] } | null = null;
+  #ready = false;
 
   /** The events one line (its bytes, without the newline) makes (none while a block is being read). */
   push(raw: Uint8Array): ControlEvent[] {
@@ -102,7 +105,10 @@ export class ControlReader {
       if (end && end[2] === this.#block.number) {
         const block = this.#block;
         this.#block = null;
-        return block.mine ? [{ kind: "answer", lines: block.lines, error: end[1] === "error" }] : [];
+        if (block.mine) return [{ kind: "answer", lines: block.lines, error: end[1] === "error" }];
+        if (this.#ready) return [];
+        this.#ready = true;
+        return [{ kind: "ready" }];
       }
       this.#block.lines.push(line);
       return [];

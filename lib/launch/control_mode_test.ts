@@ -32,7 +32,7 @@ Deno.test("the reader: notifications outside blocks, a block's lines as its answ
   const r = new ControlReader();
   const push = (line: string) => r.push(bytes(line));
   assert.deepEqual(push("%begin 1 10 0"), []);
-  assert.deepEqual(push("%end 1 10 0"), [], "the attach's own block is not an answer to a command of ours");
+  assert.deepEqual(push("%end 1 10 0"), [{ kind: "ready" }], "the attach's own block: the client is ready");
   const out = push("%output %3 hi\\015\\012");
   assert.equal(out.length, 1);
   assert.deepEqual(out[0].kind === "output" && [out[0].pane, new TextDecoder().decode(out[0].bytes)], [

@@ -25,6 +25,8 @@ const MAX_FRAME_BYTES = 256 * 1024;
 const PROOF_EVERY_MS = 2000;
 /** Keys are sent only on a proof at most this old (a session that just exited leaves its pane to a shell). */
 const KEYS_PROOF_MS = 250;
+/** The longest the view waits for its client's attach to be answered before it sends its commands anyway. */
+const READY_WAIT_MS = 2000;
 /** The most of a captured screen the view reads. */
 const MAX_SCREEN_BYTES = 4 * 1024 * 1024;
 
@@ -54,6 +56,10 @@ export class PaneView {
   #captureDir = Deno.makeTempDirSync({ prefix: "asm-view-" });
   #buffer = `asm-view-${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   #provenAt = Date.now();
+  /** Commands wait for the client's attach to be answered: sent before it, tmux may not take them as the client's. */
+  #ready!: () => void;
+  #readySeen = new Promise<void>((resolve) => (this.#ready = resolve));
+  #sending: Promise<void> = Promise.resolve();
   #queue: Uint8Array[] = [];
   #queued = 0;
   #paint: ViewFrame | null = null;
@@ -75,6 +81,8 @@ export class PaneView {
   static async open(host: TerminalHost, pane: PaneInfo, options: PaneViewOptions): Promise<PaneView> {
     const view = new PaneView(pane, await host.attach(pane.paneId), options);
     view.#read();
+    // a client whose attach is never answered would hold every command: after a while they go anyway
+    setTimeout(() => view.#ready(), READY_WAIT_MS);
     view.#repaint();
     view.#proof = setInterval(() => view.#prove().catch(() => {}), PROOF_EVERY_MS);
     return view;
@@ -91,6 +99,8 @@ export class PaneView {
         for (const event of this.#reader.push(line)) {
           if (event.kind === "output") {
             if (event.pane === this.pane.paneId) this.#output(event.bytes);
+          } else if (event.kind === "ready") {
+            this.#ready();
           } else if (event.kind === "answer") {
             this.#answers.shift()?.(event);
           } else if (event.kind === "layout") {
@@ -141,13 +151,21 @@ export class PaneView {
   /** Sends a command; `then` runs when its answer is read, before any line after it. */
   #send(command: string, then: (a: { lines: string[]; error: boolean }) => void): void {
     this.#answers.push(then);
-    this.#client.send(command).catch(() => {});
+    this.#write(command);
+  }
+
+  /** Writes one command line, in order, once the client is ready. */
+  #write(command: string): void {
+    this.#sending = this.#sending
+      .then(() => this.#readySeen)
+      .then(() => this.#client.send(command))
+      .catch(() => {});
   }
 
   #command(command: string): Promise<{ lines: string[]; error: boolean }> {
     return new Promise((resolve) => {
       this.#answers.push(resolve);
-      this.#client.send(command).catch(() => resolve({ lines: [], error: true }));
+      this.#write(command);
     });
   }
 
@@ -245,6 +263,7 @@ export class PaneView {
     if (this.#proof !== null) clearInterval(this.#proof);
     for (const answer of this.#answers.splice(0)) answer({ lines: [], error: true });
     this.#wake?.();
+    this.#ready(); // nothing waits for an attach that will not come
     await this.#client.close();
     try {
       Deno.removeSync(this.#captureDir, { recursive: true });

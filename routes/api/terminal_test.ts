@@ -66,14 +66,25 @@ function lines(res: Response) {
   let pending = "";
   return {
     async next(): Promise<Record<string, unknown>> {
+      const deadline = Date.now() + 30_000;
       for (;;) {
+        if (Date.now() > deadline) throw new Error("the stream said nothing for 30 s");
         const nl = pending.indexOf("\n");
         if (nl !== -1) {
           const line = pending.slice(0, nl);
           pending = pending.slice(nl + 1);
           return JSON.parse(line);
         }
-        const { value, done } = await reader.read();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const { value, done } = await Promise.race([
+          reader.read(),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error("the stream said nothing for 30 s")),
+              deadline - Date.now(),
+            );
+          }),
+        ]).finally(() => clearTimeout(timer));
         if (done) throw new Error("the stream ended");
         pending += value;
       }
