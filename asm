@@ -29,4 +29,5 @@ cd "$here"
 if [ ! -d "$here/node_modules" ] || [ "$here/deno.lock" -nt "$here/node_modules" ]; then
   "$deno_bin" install --frozen --quiet >&2 && touch "$here/node_modules"
 fi
-exec "$deno_bin" run -A --frozen main.ts "$@"
+# --quiet: deno's own notes (a wait for the node_modules lock while another deno holds it) are not asm's output
+exec "$deno_bin" run --quiet -A --frozen main.ts "$@"
