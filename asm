@@ -29,5 +29,6 @@ cd "$here"
 if [ ! -d "$here/node_modules" ] || [ "$here/deno.lock" -nt "$here/node_modules" ]; then
   "$deno_bin" install --frozen --quiet >&2 && touch "$here/node_modules"
 fi
-# --quiet: deno's own notes (a wait for the node_modules lock while another deno holds it) are not asm's output
-exec "$deno_bin" run --quiet -A --frozen main.ts "$@"
+# node_modules is complete here (installed just above when the lock moved): asm itself only reads it, so it never
+# waits for the node_modules lock another deno holds (and never prints that it waits, on a command's own output)
+exec "$deno_bin" run --quiet --node-modules-dir=manual -A --frozen main.ts "$@"
