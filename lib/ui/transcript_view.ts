@@ -199,14 +199,3 @@ export function windowOf(entries: readonly TranscriptEntry[], request: WindowReq
   }
   return { entries: entries.slice(start, end), earlier: start, later: entries.length - end, hit };
 }
-
-/** Each tool call's id -> its result, among these entries (the page shows a result inside its call). */
-export function resultsByCall(
-  entries: readonly TranscriptEntry[],
-): Map<string, ViewRecord & { kind: "tool_result" }> {
-  const out = new Map<string, ViewRecord & { kind: "tool_result" }>();
-  for (const e of entries) {
-    for (const r of e.records) if (r.kind === "tool_result" && r.call_id !== null) out.set(r.call_id, r);
-  }
-  return out;
-}

@@ -47,8 +47,8 @@ function drawn(
   return entries.map((e) => ({ key: e.key, html: render(Entries({ entries: [e], ctx })) }));
 }
 
-/** The session's cells as the page shows them, and the sessions that continue it. */
-function stateOf(ctx: ServerContext, asmId: string): Record<string, unknown> | null {
+/** The session's cells as its page shows them (the page's first draw and its stream say the same). */
+export function headerCells(ctx: ServerContext, asmId: string) {
   const row = sessionCells(ctx.ledger, asmId);
   if (!row) return null;
   return {
@@ -65,9 +65,14 @@ function stateOf(ctx: ServerContext, asmId: string): Record<string, unknown> | n
     project: row.project,
     last_seen: row.last_seen,
     pane: ctx.state.panes.has(asmId),
-    continued_by: successorsOf(ctx.ledger, asmId),
-    runs: ctx.ledger.runs(asmId).length,
   };
+}
+
+/** What the stream says of the session: its cells, the sessions that continue it, its runs. */
+function stateOf(ctx: ServerContext, asmId: string): Record<string, unknown> | null {
+  const cells = headerCells(ctx, asmId);
+  if (!cells) return null;
+  return { ...cells, continued_by: successorsOf(ctx.ledger, asmId), runs: ctx.ledger.runs(asmId).length };
 }
 
 function stream(ctx: ServerContext, asmId: string, follower: TranscriptFollower, everyMs: number): Response {

@@ -10,8 +10,7 @@ import type { Route, ServerContext } from "../../lib/server/mod.ts";
 import { Island, islandBundle, pageResponse } from "../../lib/ui/mod.ts";
 import { Entries, entryContext } from "../../lib/ui/transcript.tsx";
 import { type SessionDetail, sessionDetail } from "../../lib/history/mod.ts";
-import { sessionCells } from "../../lib/ledger/mod.ts";
-import { activityWord } from "../../lib/liveness/mod.ts";
+import { headerCells } from "../api/session_detail.ts";
 import { loadAgents } from "../../lib/agents/mod.ts";
 import { closeoutCommands } from "../../lib/launch/mod.ts";
 import { Actions } from "../../islands/actions.tsx";
@@ -37,25 +36,13 @@ function headerProps(
 ) {
   const s = detail.session as Record<string, string | number | null>;
   const id = String(s.asm_id);
-  const cells = sessionCells(ctx.ledger, id)!;
+  const { name: _name, last_seen: _seen, ...cells } = headerCells(ctx, id)!;
   const props: SessionHeaderProps = {
     id,
     agent: String(s.agent),
     agentDisplay,
     title: headline(String(s.name || s.title || s.first_message || s.agent_session_id)),
-    cells: {
-      status: cells.status,
-      end_reason: cells.end_reason,
-      unsure_reason: cells.unsure_reason,
-      activity_word: cells.status === "live" ? activityWord(cells.activity) : null,
-      activity_reason: cells.status === "live" ? cells.activity_reason : null,
-      context_tokens: cells.context_tokens,
-      context_window: cells.context_window,
-      closeout: cells.closeout,
-      turns: cells.turns,
-      project: cells.project,
-      pane: ctx.state.panes.has(id),
-    },
+    cells,
     folder: (s.cwd as string | null) ?? null,
     sessionId: String(s.agent_session_id),
     runs: detail.runs.length,
