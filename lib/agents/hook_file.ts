@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import { pathExists } from "../files/mod.ts";
+import { pathExists, readRegularSync, readRegularTextSync } from "../files/mod.ts";
 import { type Clock, errorText, isRecord } from "../lang/mod.ts";
 
 /** `<wrapper> <agent>` commands must survive an unquoted `/bin/sh -c`: no whitespace, quotes or shell syntax. */
@@ -45,7 +45,7 @@ export function sha256Hex(text: string): string {
 /** The file's text, or null when it does not exist. */
 export function readTextOrNull(path: string): string | null {
   try {
-    return Deno.readTextFileSync(path);
+    return readRegularTextSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return null;
     throw err;
@@ -233,7 +233,7 @@ function changedMeanwhile(path: string): Error {
 
 function readBytesOrNull(path: string): Uint8Array | null {
   try {
-    return Deno.readFileSync(path);
+    return readRegularSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return null;
     throw err;

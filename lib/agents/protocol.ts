@@ -53,6 +53,8 @@ export interface AgentConfig {
   stalled_minutes: number;
   /** The skill whose harness-recorded run closes a session out; "" when none (closeout is then null). */
   closeout_skill: string;
+  /** Without a closeout skill: why, one sentence for the page and the closeout actions; "" for the generic one. */
+  closeout_note: string;
   /** What, typed as a prompt, runs a skill ("{skill}" is its name): the closeout actions type it. */
   skill_command: string;
   /** The key that stops the agent's turn in its window (a name the terminal view knows: Escape, C-c). */

@@ -51,6 +51,7 @@ const KEYS: Record<Exclude<keyof AgentConfig, "name">, KeyKind> = {
   trust_bypass: "string",
   stalled_minutes: "minutes",
   closeout_skill: "string",
+  closeout_note: "string",
   skill_command: "string",
   interrupt_key: "string",
   one_shot_resume: "strings",
@@ -68,6 +69,8 @@ const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = {
   stalled_minutes: 5,
   // no closeout skill known: closeout is null (nobody can say), never "open"
   closeout_skill: "",
+  // the generic sentence (lib/launch closeout.ts) unless the agent's table says why it has none
+  closeout_note: "",
   // how a person runs a skill in the agent's prompt: a slash command in every agent asm knows
   skill_command: "/{skill}",
   // every agent asm knows stops a turn on Escape (their status lines say "esc to interrupt" / "esc to cancel")

@@ -13,6 +13,8 @@ export type { SessionFacts };
 export const MAX_FOLDERS = 200;
 /** Most distinct skills one session keeps. */
 export const MAX_SKILLS = 100;
+/** Most distinct unknown line types one session keeps (the rest are still skipped, only not named). */
+export const MAX_UNKNOWN_TYPES = 20;
 
 /** Facts of a session nothing has been read of yet. */
 export function newFacts(sessionId: string | null = null): SessionFacts {
@@ -39,6 +41,7 @@ export function newFacts(sessionId: string | null = null): SessionFacts {
     cleared_at: null,
     cleared_from_session_id: null,
     bad_lines: 0,
+    unknown_types: {},
   };
 }
 
@@ -81,6 +84,18 @@ export function addSkill(facts: SessionFacts, name: string): void {
   facts.skills[skill] = (facts.skills[skill] ?? 0) + 1;
 }
 
+/**
+ * A line of a type the reader does not know at all (a record of a version it was not written for): skipped,
+ * and counted by type so the import logs it once per file. Types the reader ignores on purpose never come here.
+ */
+export function skipUnknown(facts: SessionFacts, type: string): void {
+  const name = type.length > 80 ? `${type.slice(0, 80)}…` : type;
+  // a state saved before this field existed resumes without it
+  const known = facts.unknown_types ??= {};
+  if (!(name in known) && Object.keys(known).length >= MAX_UNKNOWN_TYPES) return;
+  known[name] = (known[name] ?? 0) + 1;
+}
+
 function addCounts(into: Record<string, number>, from: Record<string, number>): void {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
 }
@@ -99,6 +114,7 @@ export function mergeFacts(list: SessionFacts[]): SessionFacts {
     addCounts(out.folders, f.folders);
     addCounts(out.skills, f.skills);
     out.bad_lines += f.bad_lines;
+    addCounts(out.unknown_types, f.unknown_types ?? {});
     seenAt(out, f.started_at);
     seenAt(out, f.last_seen);
     for (

@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
-import { addSkill, addTurn, MAX_FOLDERS, mentionPath, mergeFacts, newFacts, seenAt } from "./facts.ts";
+import {
+  addSkill,
+  addTurn,
+  MAX_FOLDERS,
+  MAX_UNKNOWN_TYPES,
+  mentionPath,
+  mergeFacts,
+  newFacts,
+  seenAt,
+  skipUnknown,
+} from "./facts.ts";
 
 Deno.test("a turn lands on its UTC day, and the first one becomes the first message", () => {
   const f = newFacts("s");
@@ -40,4 +50,23 @@ Deno.test("the facts of a session kept in two files add up, and the later file s
   assert.equal(m.context_tokens, 10, "null stays null: a file that says nothing does not erase a reading");
   assert.equal(m.started_at, "2026-11-29T10:00:00.000Z");
   assert.equal(m.last_seen, "2026-11-30T10:00:00.000Z");
+});
+
+Deno.test("unknown line types are counted by type, bounded, merged across files, and a state saved without them resumes", () => {
+  const a = newFacts("s");
+  skipUnknown(a, "progress");
+  skipUnknown(a, "progress");
+  skipUnknown(a, "x".repeat(100));
+  assert.deepEqual(a.unknown_types, { progress: 2, [`${"x".repeat(80)}…`]: 1 });
+  const b = newFacts("s");
+  for (let i = 0; i < MAX_UNKNOWN_TYPES + 5; i++) skipUnknown(b, `t${i}`);
+  assert.equal(Object.keys(b.unknown_types).length, MAX_UNKNOWN_TYPES);
+  skipUnknown(b, "progress");
+  assert.equal(b.unknown_types.progress, undefined, "past the bound a new type is skipped but not named");
+  const old = newFacts("s") as Partial<ReturnType<typeof newFacts>>;
+  delete old.unknown_types;
+  skipUnknown(old as ReturnType<typeof newFacts>, "progress");
+  assert.deepEqual(old.unknown_types, { progress: 1 });
+  assert.deepEqual(mergeFacts([a, newFacts("s")]).unknown_types, a.unknown_types);
+  assert.equal(mergeFacts([a, { ...a, unknown_types: { progress: 1 } }]).unknown_types.progress, 3);
 });

@@ -8,8 +8,13 @@
  */
 import type { Env } from "../config/mod.ts";
 
-/** What kind of session a transcript is (the hidden rule keys on these exact values). */
-export type SessionSource = "interactive" | "headless" | "subagent" | "title-generation";
+/**
+ * What kind of session a transcript is, as its agent's own evidence says (the hidden rule keys on these exact
+ * values). Each adapter maps only what it knows: a value it does not know stays null ("not known", shown).
+ * "non-user": a thread the agent made for itself (a review, a compaction, a memory pass), by a value it is known
+ * to write for one.
+ */
+export type SessionSource = "interactive" | "headless" | "subagent" | "title-generation" | "non-user";
 
 /** One transcript file found on disk, before it is read. */
 export interface TranscriptFile {
@@ -30,6 +35,11 @@ export interface TranscriptFile {
   mtimeMs: number;
   /** The inode: a different inode at the same path is a different file. */
   ino: number | null;
+  /**
+   * The file is one JSON document rewritten whole on every change (older Gemini chats), not appended to: it is
+   * read from the start whenever it changed, never on from an offset.
+   */
+  whole?: boolean;
 }
 
 /** A directory entry as the walk sees it. */
@@ -82,7 +92,10 @@ export interface SessionFacts {
   session_id: string | null;
   parent_session_id: string | null;
   source: SessionSource | null;
-  /** The agent's own thread source (Codex `thread_source`); anything but "user" is a non-user thread. */
+  /**
+   * The agent's own thread source as written (Codex `thread_source`), raw: the row carries it so a person sees
+   * why. The hidden rule never reads it; the adapter maps the values it knows into `source`.
+   */
   thread_source: string | null;
   cwd: string | null;
   /** ISO-8601 UTC ms. */
@@ -117,6 +130,11 @@ export interface SessionFacts {
   cleared_from_session_id: string | null;
   /** Lines that could not be read (not JSON, or not the shape the reader expects). */
   bad_lines: number;
+  /**
+   * Lines skipped because the reader does not know their type at all (a newer or older version's record),
+   * type -> lines; types the reader knows and ignores on purpose are not here.
+   */
+  unknown_types: Record<string, number>;
 }
 
 /** The per-file fold: fed complete lines (bytes, without the newline); its state resumes a grown file. */
@@ -238,4 +256,11 @@ export interface TranscriptCapability {
    * result, the token counts; null for a line that is not a record at all, no records for one that shows nothing.
    */
   viewLine(line: string): ViewLine | null;
+  /**
+   * An older format written as one JSON document (rewritten whole, its lines pieces of it): its records as the
+   * lines `viewLine` and `classifyLine` read, in order (none when the document cannot be read: cut short, or only
+   * its first line given); null when `text` is not such a document (it is read line by line). The session page and
+   * the deep search read a whole file through this; agents without such a format leave it out.
+   */
+  documentRecords?(text: string): string[] | null;
 }

@@ -205,7 +205,12 @@ export async function readTranscript(
     }
     cut ||= tail.truncated;
     const read = keyedLines(tail.bytes, tail.size - tail.bytes.length, file.key);
-    for (const line of read.lines) lines.push(line);
+    // an older format's one JSON document, read whole: its records stand for its lines (keyed by their place)
+    const records = tail.truncated || !transcripts.documentRecords
+      ? null
+      : transcripts.documentRecords(new TextDecoder().decode(tail.bytes));
+    if (records === null) { for (const line of read.lines) lines.push(line); }
+    else records.forEach((text, i) => lines.push({ key: `${file.key}@${i}`, text }));
     cursor.set(file.key, read.next);
   }
   let note: string | null = null;

@@ -126,12 +126,22 @@ Deno.test("./asm import on real agents' sessions: one row per session on disk pe
     });
     ledger.close();
 
-    const imported = await run(Deno.execPath(), ["run", "-A", MAIN, "import"], work, env);
+    const imported = await run(
+      Deno.execPath(),
+      ["run", "-A", "--node-modules-dir=manual", MAIN, "import"],
+      work,
+      env,
+    );
     assert.equal(imported.code, 0, imported.text);
     assert.match(imported.text, /import: \d+\/\d+ files, [\d.]+\/[\d.]+ MB, [\d.-]+ MB\/s, done in/);
     assert.match(imported.text, /imported \d+ file\(s\)/);
 
-    const listed = await run(Deno.execPath(), ["run", "-A", MAIN, "sessions", "--json", "--all"], work, env);
+    const listed = await run(
+      Deno.execPath(),
+      ["run", "-A", "--node-modules-dir=manual", MAIN, "sessions", "--json", "--all"],
+      work,
+      env,
+    );
     const rows = JSON.parse(listed.text) as {
       agent: string;
       agent_session_id: string;
@@ -153,7 +163,12 @@ Deno.test("./asm import on real agents' sessions: one row per session on disk pe
     const before = Ledger.open(join(asmHome, "ledger.sqlite"));
     const digest = ledgerDigest(before);
     before.close();
-    const again = await run(Deno.execPath(), ["run", "-A", MAIN, "import"], work, env);
+    const again = await run(
+      Deno.execPath(),
+      ["run", "-A", "--node-modules-dir=manual", MAIN, "import"],
+      work,
+      env,
+    );
     assert.equal(again.code, 0, again.text);
     assert.match(again.text, /imported 0 file\(s\)/);
     const after = Ledger.open(join(asmHome, "ledger.sqlite"));

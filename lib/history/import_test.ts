@@ -73,11 +73,13 @@ Deno.test("the import makes one row per session on disk, per agent, each hidden 
   assert.equal(tui.hidden, false);
   assert.equal(tui.title, "hello from tmux");
   assert.equal(tui.turns, 2);
-  assert.equal(tui.closeout, null, "Codex records no skill marker: nobody can say");
+  assert.equal(tui.closeout, null, "agents.toml names no closeout skill for Codex: nobody can say");
   assert.equal(row(w, "codex", CODEX.neverPrompted).hidden_reason, "nothing happened");
   assert.equal(row(w, "codex", CODEX.execResumed).turns, 3);
-  // Gemini: -p sessions headless; the interactive ones known from logs.json
-  assert.equal(row(w, "gemini", "03265f03-2613-42de-9360-1d2e196c0f07").hidden_reason, "headless");
+  // Gemini: no file says a session ran headless, so a -p session is "not known" (null) and only its one prompt
+  // hides it; the interactive ones are known from logs.json
+  assert.equal(column(w, "gemini", "03265f03-2613-42de-9360-1d2e196c0f07", "source"), null);
+  assert.equal(row(w, "gemini", "03265f03-2613-42de-9360-1d2e196c0f07").hidden_reason, "nothing happened");
   assert.equal(column(w, "gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d", "source"), "interactive");
   assert.equal(row(w, "gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d").hidden_reason, "nothing happened");
   assert.equal(

@@ -1,7 +1,8 @@
 /**
  * Which transcript files an import reads, and from where, pure: a file whose (size, mtime) match what was read
  * last time is skipped without being opened; the same file (same inode) that grew is read on from its saved
- * offset; anything else (new, shrunk, replaced) is read from the start.
+ * offset; anything else (new, shrunk, replaced, or a file that is one JSON document rewritten whole) is read from
+ * the start.
  * @module
  */
 import type { TranscriptFile } from "../derive/mod.ts";
@@ -40,7 +41,7 @@ export function planReads(files: TranscriptFile[], known: Map<string, KnownFile>
     }
     const sameFile = k !== undefined && k.agent === file.agent &&
       (k.ino === null || file.ino === null || k.ino === file.ino);
-    if (sameFile && file.size >= k.size && k.read_offset > 0 && k.read_offset <= file.size) {
+    if (sameFile && !file.whole && file.size >= k.size && k.read_offset > 0 && k.read_offset <= file.size) {
       reads.push({ file, mode: "resume", from: k.read_offset, known: k });
     } else reads.push({ file, mode: "full", from: 0, known: k ?? null });
   }

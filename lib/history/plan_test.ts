@@ -62,3 +62,9 @@ Deno.test("the plan skips what is unchanged, reads on what grew, and reads whole
     ["/touched", "resume", 100],
   ]);
 });
+
+Deno.test("a file that is one JSON document rewritten whole is read from the start even when it only grew", () => {
+  const k = new Map<string, KnownFile>([["/chat.json", known("/chat.json", 100, 1000, 100)]]);
+  const plan = planReads([{ ...file("/chat.json", 150, 2000), whole: true }], k);
+  assert.deepEqual(plan.reads.map((r) => [r.file.path, r.mode, r.from]), [["/chat.json", "full", 0]]);
+});

@@ -67,6 +67,18 @@ export function failedRead(job: { read: ReadPlan }, why: string): ReadDone {
   };
 }
 
+/**
+ * The lines of each unknown type this read skipped (beyond those the reads before it skipped), type -> lines: a
+ * version's record the reader does not know is logged once per type and file read, never once per line.
+ */
+export function newUnknownTypes(
+  now: Record<string, number>,
+  before: Record<string, number>,
+): [string, number][] {
+  return Object.entries(now).map(([type, n]) => [type, n - (before[type] ?? 0)] as [string, number])
+    .filter(([, n]) => n > 0);
+}
+
 /** The part of a job the read itself uses (what a worker is sent). */
 export type ReadInput = Omit<ReadJob, "agent">;
 
@@ -146,7 +158,8 @@ export async function readTranscript(
     if (saved === null) from = 0; // rewritten in place, or no usable state: read it whole
   }
   const fold = cap.fold(file, saved);
-  const badBefore = saved === null ? 0 : cap.facts([saved], [file]).bad_lines;
+  const before = saved === null ? null : cap.facts([saved], [file]);
+  const badBefore = before?.bad_lines ?? 0;
   let outcome: PassOutcome;
   let tail: string | null;
   try {
@@ -195,7 +208,18 @@ export async function readTranscript(
   const issues: string[] = [];
   if (bad > 0) issues.push(`${bad} line(s) could not be read`);
   if (outcome.oversized > 0) issues.push(`${outcome.oversized} line(s) over the line limit were skipped`);
-  if (outcome.partialTail > 0) issues.push(`it ends in an incomplete line of ${outcome.partialTail} bytes`);
+  // a JSON document written whole ends without a newline (its closing line is never complete): no problem
+  if (outcome.partialTail > 0 && !file.whole) {
+    issues.push(`it ends in an incomplete line of ${outcome.partialTail} bytes`);
+  }
+  for (const [type, n] of newUnknownTypes(facts.unknown_types ?? {}, before?.unknown_types ?? {})) {
+    problems.push({
+      what: "transcript line type not known",
+      agent: file.agent,
+      path: file.path,
+      error: `${n} line(s) of type ${JSON.stringify(type)} were skipped: this reader does not know the type`,
+    });
+  }
   const sessionId = cap.sessionOf(state, file);
   if (sessionId === null) issues.push("it names no session id; it is not a session");
   if (issues.length) {

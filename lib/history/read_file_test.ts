@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
 import { claudePromptLine, importWorld } from "./_test_utils.ts";
+import { newUnknownTypes } from "./read_file.ts";
 
 const SID = "dddddddd-0000-4000-8000-00000000000d";
 const REL = `.claude/projects/-p/${SID}.jsonl`;
@@ -33,4 +34,10 @@ Deno.test("a file that only grew is read on from its offset: only the new bytes 
   assert.equal(report.files_resumed, 1);
   assert.equal(report.bytes_read, prompt("three").length);
   assert.equal(sessionViews(w.ledger, { all: true })[0].turns, 3);
+});
+
+Deno.test("lines of types the reader does not know are counted per type, only what this read added", () => {
+  assert.deepEqual(newUnknownTypes({}, {}), []);
+  assert.deepEqual(newUnknownTypes({ a: 2 }, { a: 2 }), []);
+  assert.deepEqual(newUnknownTypes({ a: 3, b: 1 }, { a: 1 }), [["a", 2], ["b", 1]]);
 });

@@ -143,7 +143,7 @@ ON CONFLICT (asm_id) DO UPDATE SET
   harness = CASE WHEN sessions.cwd IS NULL THEN excluded.harness ELSE sessions.harness END,
   cwd = COALESCE(sessions.cwd, excluded.cwd),
   transcript_path = COALESCE(sessions.transcript_path, excluded.transcript_path),
-  source = COALESCE(excluded.source, sessions.source),
+  source = excluded.source,
   thread_source = COALESCE(excluded.thread_source, sessions.thread_source),
   started_at = CASE WHEN sessions.started_at IS NULL
     OR (excluded.started_at IS NOT NULL AND excluded.started_at < sessions.started_at)

@@ -5,11 +5,13 @@
  * @module
  */
 
-/** The columns the rule reads. */
+/**
+ * The columns the rule reads. It hides only on evidence: `source` is what the agent's adapter knew (a value it
+ * did not know is null and shown); the raw `thread_source` stays in the row for a person to read, never here.
+ */
 export interface HiddenFacts {
   nested: number;
   source: string | null;
-  thread_source: string | null;
   harness: number;
   status: string;
   name: string | null;
@@ -31,7 +33,7 @@ export type HiddenReason =
  */
 export const HIDDEN_REASON_SQL = `(CASE
   WHEN nested = 1 OR source = 'subagent' THEN 'sub-agent'
-  WHEN (thread_source IS NOT NULL AND thread_source <> 'user') OR source = 'title-generation' THEN 'non-user thread'
+  WHEN source IN ('non-user', 'title-generation') THEN 'non-user thread'
   WHEN source = 'headless' THEN 'headless'
   WHEN harness = 1 THEN 'harness folder'
   WHEN status IN ('ended', 'lost', 'killed') AND (name IS NULL OR name = '')
@@ -41,9 +43,7 @@ export const HIDDEN_REASON_SQL = `(CASE
 /** The TypeScript twin of HIDDEN_REASON_SQL: null when the row is visible. */
 export function hiddenReason(row: HiddenFacts): HiddenReason | null {
   if (row.nested === 1 || row.source === "subagent") return "sub-agent";
-  if ((row.thread_source !== null && row.thread_source !== "user") || row.source === "title-generation") {
-    return "non-user thread";
-  }
+  if (row.source === "non-user" || row.source === "title-generation") return "non-user thread";
   if (row.source === "headless") return "headless";
   if (row.harness === 1) return "harness folder";
   if (

@@ -4,15 +4,42 @@ import { HIDDEN_REASON_SQL, type HiddenFacts, hiddenReason, isUnder, underHarnes
 import { MIGRATIONS } from "./schema.ts";
 
 // A small deterministic generator, so a failure names a reproducible row.
-function* rows(count: number, seed = 7): Generator<HiddenFacts> {
+/** A generated row: the rule's columns and the raw thread source the rule must never read. */
+type Row = HiddenFacts & { thread_source: string | null };
+
+function* rows(count: number, seed = 7): Generator<Row> {
   let x = seed;
   const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   const pick = <T>(values: T[]): T => values[Math.floor(next() * values.length)];
   for (let i = 0; i < count; i++) {
     yield {
       nested: pick([0, 1, 2]),
-      source: pick([null, "", "interactive", "headless", "subagent", "title-generation", "exec", "Headless"]),
-      thread_source: pick([null, "", "user", "USER", "subagent", "review", "memory"]),
+      source: pick([
+        null,
+        "",
+        "interactive",
+        "headless",
+        "subagent",
+        "title-generation",
+        "non-user",
+        "exec",
+        "Headless",
+        "cli",
+        "bogus",
+      ]),
+      // raw values as agents write them, known and not: none of them may move a row either way
+      thread_source: pick([
+        null,
+        "",
+        "user",
+        "USER",
+        "subagent",
+        "review",
+        "memory",
+        "cli",
+        "vscode",
+        "bogus",
+      ]),
       harness: pick([0, 1]),
       status: pick(["starting", "live", "ended", "lost", "killed"]),
       name: pick([null, "", " ", "My Custom Title"]),
@@ -65,11 +92,34 @@ Deno.test("the hidden rule in SQL and its TypeScript twin agree on every one of 
   db.close();
 });
 
+Deno.test("hide only on evidence: unknown or absent source and thread source values leave a row shown", () => {
+  const shown: Row = {
+    nested: 0,
+    source: null,
+    thread_source: null,
+    harness: 0,
+    status: "live",
+    name: null,
+    turns: 3,
+    prompts: 3,
+  };
+  for (const thread_source of [null, "", "user", "cli", "vscode", "exec", "bogus", "review"]) {
+    for (const source of [null, "", "interactive", "cli", "bogus", "Headless", "exec"]) {
+      const row: Row = { ...shown, source, thread_source };
+      assert.equal(hiddenReason(row), null, `${source} / ${thread_source}`);
+    }
+  }
+  // the values an adapter maps from evidence it knows do hide
+  const review: Row = { ...shown, source: "non-user", thread_source: "review" };
+  assert.equal(hiddenReason(review), "non-user thread");
+  assert.equal(hiddenReason({ ...shown, source: "subagent" }), "sub-agent");
+  assert.equal(hiddenReason({ ...shown, source: "headless" }), "headless");
+});
+
 Deno.test("a finished, unnamed session with one turn is hidden as nothing happened; a named one is not", () => {
   const base: HiddenFacts = {
     nested: 0,
     source: "interactive",
-    thread_source: "user",
     harness: 0,
     status: "ended",
     name: null,

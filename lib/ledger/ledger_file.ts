@@ -64,7 +64,7 @@ export function identityProblem(
       kind: "deleted",
       sentence:
         `the ledger file ${facts.path} was deleted while asm had it open; asm stopped writing (hook ` +
-        "events wait in the inbox): stop asm and run ./asm rebuild",
+        "events wait in the inbox): stop asm and run asm rebuild",
     };
   }
   if (facts.current.dev !== facts.opened.dev || facts.current.ino !== facts.opened.ino) {

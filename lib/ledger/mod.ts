@@ -38,7 +38,7 @@ export {
   writeDerived,
   type WriteReport,
 } from "./derived.ts";
-export { openReadOnly, type ReadOnlyLedger } from "./read_only.ts";
+export { type AgentCounts, openReadOnly, type ReadOnlyLedger } from "./read_only.ts";
 export {
   type FileIdentity,
   freeBytesAt,

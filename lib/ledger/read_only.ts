@@ -13,7 +13,40 @@ export interface ReadOnlyLedger {
   schemaVersion: number;
   /** The visible sessions, or every row with `all`, newest first. */
   sessions(options?: { all?: boolean }): SessionView[];
+  /** Per agent: its rows, and the newest hook event the ledger took from it (`asm doctor`). */
+  agentCounts(): AgentCounts[];
   close(): void;
+}
+
+/** One agent's rows in the ledger and its newest hook event. */
+export interface AgentCounts {
+  agent: string;
+  sessions: number;
+  /** The newest event's name and when the hook stamped it (ISO-8601); null when none came. */
+  last_event: string | null;
+  last_event_at: string | null;
+}
+
+function agentCountsOf(db: DatabaseSync): AgentCounts[] {
+  const counts = new Map<string, AgentCounts>();
+  const rows = db.prepare("SELECT agent, count(*) AS n FROM sessions GROUP BY agent").all() as {
+    agent: string;
+    n: number;
+  }[];
+  for (const r of rows) {
+    counts.set(r.agent, { agent: r.agent, sessions: r.n, last_event: null, last_event_at: null });
+  }
+  // SQLite gives the bare columns of the row max() picked
+  const events = db.prepare("SELECT agent, event, max(ts) AS ts FROM events GROUP BY agent").all() as {
+    agent: string;
+    event: string;
+    ts: string;
+  }[];
+  for (const e of events) {
+    const c = counts.get(e.agent) ?? { agent: e.agent, sessions: 0, last_event: null, last_event_at: null };
+    counts.set(e.agent, { ...c, last_event: e.event, last_event_at: e.ts });
+  }
+  return [...counts.values()];
 }
 
 /**
@@ -36,7 +69,7 @@ export function openReadOnly(path: string): ReadOnlyLedger | null {
     const version = row ? Number(row.value) : 0;
     if (version < 2) {
       throw new LedgerError(
-        `the ledger at ${path} is from an older asm (schema ${version}); run ./asm import or ./asm serve once ` +
+        `the ledger at ${path} is from an older asm (schema ${version}); run asm import or asm serve once ` +
           "to update it",
       );
     }
@@ -48,6 +81,7 @@ export function openReadOnly(path: string): ReadOnlyLedger | null {
     return {
       schemaVersion: version,
       sessions: (options = {}) => sessionViewsOf(db, options),
+      agentCounts: () => agentCountsOf(db),
       close: () => db.close(),
     };
   } catch (err) {

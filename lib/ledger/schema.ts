@@ -12,6 +12,7 @@ import { MIGRATION_5_RULES } from "./schema_rules.ts";
 import { MIGRATION_6_UNSURE } from "./schema_unsure.ts";
 import { MIGRATION_7_BOARD } from "./schema_board.ts";
 import { MIGRATION_8_WINDOW } from "./schema_window.ts";
+import { MIGRATION_9_EVIDENCE } from "./schema_evidence.ts";
 
 export type { Migration };
 
@@ -147,6 +148,7 @@ CREATE TABLE meta (
   MIGRATION_6_UNSURE,
   MIGRATION_7_BOARD,
   MIGRATION_8_WINDOW,
+  MIGRATION_9_EVIDENCE,
 ];
 
 /** The version a fully migrated ledger reports. */

@@ -278,7 +278,7 @@ export function openSearchReader(path: string): SearchReader {
   try {
     db.exec("PRAGMA busy_timeout = 5000");
     const found = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_files'").get();
-    if (!found) throw new LedgerError(`the ledger at ${path} has no search index yet; run ./asm serve once`);
+    if (!found) throw new LedgerError(`the ledger at ${path} has no search index yet; run asm serve once`);
   } catch (err) {
     db.close();
     throw err;

@@ -34,7 +34,7 @@ export function restoreNewestSnapshot(asmHome: string, now: Clock = Date.now): R
     const from = ledgerPath + suffix;
     if (!exists(from)) continue;
     const to = `${ledgerPath}.before-rebuild-${stamp}${suffix}`;
-    if (exists(to)) throw new Error(`${to} is already there; wait a moment and run ./asm rebuild again`);
+    if (exists(to)) throw new Error(`${to} is already there; wait a moment and run asm rebuild again`);
     Deno.renameSync(from, to);
     asideAs ??= `${ledgerPath}.before-rebuild-${stamp}`;
   }

@@ -10,7 +10,10 @@ export function classifiersOf(agents: readonly AgentConfig[]): Map<string, Class
   const out = new Map<string, Classify>();
   for (const agent of agents) {
     const transcripts = adapterOf(agent).transcripts;
-    if (transcripts) out.set(agent.name, (line) => transcripts.classifyLine(line));
+    if (!transcripts) continue;
+    const classify: Classify = (line) => transcripts.classifyLine(line);
+    if (transcripts.documentRecords) classify.documentRecords = (text) => transcripts.documentRecords!(text);
+    out.set(agent.name, classify);
   }
   return out;
 }

@@ -106,6 +106,14 @@ async function indexFile(
 ): Promise<void> {
   let { from, reset } = resumeAt(todo);
   const source = openSource(todo);
+  // a one-document file is rewritten whole, never appended to: read again from its start, its old rows replaced
+  if (from > 0 && classify?.documentRecords) {
+    const head = new TextDecoder().decode(source.read(0, 4096));
+    if (classify.documentRecords(head.slice(0, head.indexOf("\n") + 1)) !== null) {
+      from = 0;
+      reset = true;
+    }
+  }
   try {
     while (true) {
       const chunk = classify === null ? new Uint8Array(0) : source.read(from, chunkBytes);

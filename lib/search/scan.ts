@@ -11,8 +11,13 @@ import { copyTail } from "../history/copies.ts";
 import { readTailSync, RefusedFile } from "../files/mod.ts";
 import { SEARCHED_KINDS } from "./text.ts";
 
-/** What one agent says one line is. */
-export type Classify = (line: string) => TranscriptLine | null;
+/**
+ * What one agent says one line is; with `documentRecords` when the agent has a format written as one JSON document
+ * (its lines are pieces of it): the document's records, as lines the classifier reads, or null for a file of lines.
+ */
+export type Classify = ((line: string) => TranscriptLine | null) & {
+  documentRecords?: (text: string) => string[] | null;
+};
 
 /** The bytes a scan reads of one file, and whether the byte bound cut its start off. */
 export interface ScanBytes {
@@ -44,14 +49,15 @@ export function readTail(
 }
 
 /**
- * The lines of some transcript text, each record once, oldest first. A record re-appended under the same id
- * (Gemini CLI rewrites a message as it streams) counts once: the last copy wins and takes the later place. The
- * scan and the index both fold through this, so they count the same matches.
+ * The lines of some transcript text (or of the document it is), each record once, oldest first. A record
+ * re-appended under the same id (Gemini CLI rewrites a message as it streams) counts once: the last copy wins and
+ * takes the later place. The scan and the index both fold through this, so they count the same matches.
  */
 export function lastCopies(text: string, classify: Classify): TranscriptLine[] {
   const byId = new Map<string, TranscriptLine>();
   let anonymous = 0;
-  for (const raw of text.split("\n")) {
+  // an older format's one document (whole, from its first line) is read as its records
+  for (const raw of classify.documentRecords?.(text) ?? text.split("\n")) {
     if (raw.trim() === "") continue;
     const line = classify(raw);
     if (line === null) continue;

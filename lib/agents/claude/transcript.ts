@@ -15,6 +15,11 @@
  * skill's run (typed or model-invoked); typing the same tags by hand produces no such line.
  * Context: input + cache_creation + cache_read + output of the last assistant usage; after a compaction the
  * boundary's own `postTokens`, until the next assistant message.
+ * Older versions (docs/agents/claude_old_versions.md): no `entrypoint` (the source stays unknown), no
+ * `promptSource`, sub-agent lines (`isSidechain`) inside the main file, and `summary` lines that title an earlier
+ * conversation from another file (summaries.ts: the fold keeps the file's leaf, the enrich step finds its title).
+ * Every record type a version is known to write is in {@link CLAUDE_RECORD_TYPES}; any other is counted as
+ * unknown.
  * @module
  */
 import { basename, join } from "node:path";
@@ -33,7 +38,15 @@ import {
   parseObject,
   str,
 } from "../../derive/bytes.ts";
-import { addSkill, addTurn, mentionPath, mergeFacts, newFacts, seenAt } from "../../derive/facts.ts";
+import {
+  addSkill,
+  addTurn,
+  mentionPath,
+  mergeFacts,
+  newFacts,
+  seenAt,
+  skipUnknown,
+} from "../../derive/facts.ts";
 import type {
   EnrichInput,
   SessionFacts,
@@ -45,6 +58,7 @@ import type {
 } from "../../derive/mod.ts";
 import type { Env } from "../../config/mod.ts";
 import { claudeDir, claudeFileOf, claudeProjectsDir, discoverClaude } from "./discover.ts";
+import { attachSummaries, type SummaryCandidate, summaryEra, uuidOnBytes } from "./summaries.ts";
 import { claudeUserKind, contentText, isTyped, readableCommand } from "./user_line.ts";
 import { viewClaudeLine } from "./view_line.ts";
 import { errorText, isRecord } from "../../lang/mod.ts";
@@ -56,6 +70,11 @@ export interface ClaudeState {
   /** The first non-meta user line was seen (a cleared context shows as `/clear` there). */
   firstUserSeen: boolean;
   subagent: boolean;
+  /**
+   * The uuid of the newest line of the main conversation, kept only while the file's version is one whose
+   * conversations summary lines title (summaries.ts); null otherwise.
+   */
+  leaf: string | null;
 }
 
 /** What a line's head says it is. */
@@ -113,9 +132,26 @@ function noteLine(state: ClaudeState, line: Record<string, unknown>): string | n
   return iso;
 }
 
+/** A line of the main conversation: the newest one is the leaf a summary line names (summary-era files only). */
+function noteLeaf(state: ClaudeState, uuid: string | null): void {
+  if (state.subagent) return;
+  state.leaf = summaryEra(state.facts.agent_version) ? uuid : null;
+}
+
+/**
+ * A message line skipped unparsed (a tool result, an attachment, a system note) is still the newest line: in a
+ * summary-era file its uuid is read from its bytes (a scan of the line, paid only by those files).
+ */
+function noteSkippedMessage(state: ClaudeState, buf: Uint8Array, start: number, end: number): void {
+  if (state.subagent || !summaryEra(state.facts.agent_version)) return;
+  if (headOf(buf, start, end).includes('"isSidechain":true')) return;
+  state.leaf = uuidOnBytes(buf, start, end);
+}
+
 function onUser(state: ClaudeState, line: Record<string, unknown>): void {
   if (line.isSidechain === true && !state.subagent) return; // sub-agent lines in an old main file
   const iso = noteLine(state, line);
+  noteLeaf(state, str(line, "uuid"));
   const message = obj(line, "message");
   const { text, toolResult } = contentText(message?.content);
   if (toolResult) return;
@@ -151,6 +187,7 @@ export function claudeContextWindow(model: string): number | null {
 function onAssistant(state: ClaudeState, line: Record<string, unknown>): void {
   if (line.isSidechain === true && !state.subagent) return;
   noteLine(state, line);
+  noteLeaf(state, str(line, "uuid"));
   const f = state.facts;
   const message = obj(line, "message");
   const model = str(message, "model");
@@ -179,6 +216,7 @@ function onAssistant(state: ClaudeState, line: Record<string, unknown>): void {
 
 function onSystem(state: ClaudeState, line: Record<string, unknown>): void {
   noteLine(state, line);
+  if (line.isSidechain !== true) noteLeaf(state, str(line, "uuid"));
   if (line.subtype !== "compact_boundary") return;
   // the context after a compaction is what the harness says it kept, until the next request says otherwise
   state.facts.context_tokens = num(obj(line, "compactMetadata"), "postTokens");
@@ -201,10 +239,67 @@ function onMeta(state: ClaudeState, line: Record<string, unknown>): void {
 }
 
 /**
- * The metadata record types that carry a fact; every other `{"type":...}` record is skipped unparsed. Not
- * `summary`: older versions wrote it at the top of a NEW file about an earlier conversation (its leafUuid).
+ * The metadata record types the fold reads a fact from; the other known ones are skipped unparsed. Not `summary`:
+ * it titles the conversation of another file (summaries.ts reads it in the enrich step).
  */
 const META_WANTED = new Set(["custom-title", "ai-title"]);
+
+/**
+ * Every record type Claude Code is known to write into a transcript, 0.2.x to 2.1.328 (read from the versions'
+ * own loaders and writers): the messages, then the metadata records. A type not here is unknown to the reader.
+ */
+export const CLAUDE_RECORD_TYPES: ReadonlySet<string> = new Set([
+  "user",
+  "assistant",
+  "system",
+  "attachment",
+  "progress",
+  "summary",
+  "custom-title",
+  "ai-title",
+  "tag",
+  "agent-name",
+  "agent-color",
+  "agent-setting",
+  "mode",
+  "permission-mode",
+  "repl-mode",
+  "isolation-latch",
+  "session-owner",
+  "dev-mods",
+  "memory-mode",
+  "atis-latch",
+  "tools-used",
+  "data-flow-records",
+  "data-flow-incomplete",
+  "derived-from",
+  "worktree-state",
+  "artifact-comment-monitor",
+  "artifact-autoreact-ledger",
+  "cost-state",
+  "pr-link",
+  "bridge-session",
+  "history-suppression",
+  "file-history-snapshot",
+  "file-history-delta",
+  "attribution-snapshot",
+  "content-replacement",
+  "fork-context-ref",
+  "last-prompt",
+  "relocated",
+  "ended-by-model",
+  "queue-operation",
+  "api-request",
+  "api-request-blob",
+  "api-request-shape",
+  "api-request-resumed",
+  "observer-ref",
+  "frame-link",
+  "resume-head-vouch",
+  "checkpoint",
+]);
+
+const MESSAGE_TYPES = new Set(["user", "assistant", "system", "attachment", "progress"]);
 
 function dispatch(state: ClaudeState, line: Record<string, unknown>): void {
   switch (line.type) {
@@ -215,7 +310,9 @@ function dispatch(state: ClaudeState, line: Record<string, unknown>): void {
     case "system":
       return onSystem(state, line);
     default:
-      if (typeof line.type === "string" && META_WANTED.has(line.type)) onMeta(state, line);
+      if (typeof line.type !== "string") return;
+      if (META_WANTED.has(line.type)) onMeta(state, line);
+      else if (!CLAUDE_RECORD_TYPES.has(line.type)) skipUnknown(state.facts, line.type);
   }
 }
 
@@ -226,19 +323,29 @@ const FALSE = ascii("false");
 const TRUE = ascii("true");
 const ATTACHMENT_KEY = ascii(',"attachment":{');
 const TYPE_FIRST = ascii('{"type":"');
-const META_WANTED_BYTES = [...META_WANTED].map((type) => ascii(`${type}"`));
+
+/**
+ * The metadata types known to carry no fact, skipped on their bytes: `<type>"`, by first byte (most lines are
+ * such records; a byte compare against the few of one letter is cheaper than decoding the type).
+ */
+const IGNORED_META = new Map<number, Uint8Array[]>();
+for (const type of CLAUDE_RECORD_TYPES) {
+  if (MESSAGE_TYPES.has(type) || META_WANTED.has(type)) continue;
+  const pattern = ascii(`${type}"`);
+  IGNORED_META.set(pattern[0], [...IGNORED_META.get(pattern[0]) ?? [], pattern]);
+}
 
 /**
  * The two shapes most of a transcript's lines take, told from their bytes without decoding them: a metadata
- * record (`{"type":"<t>"...`) of a type that carries no fact, and an attachment
+ * record (`{"type":"<t>"...`) of a known type that carries no fact, and an attachment
  * (`{"parentUuid":<uuid or null>,"isSidechain":<bool>,"attachment":{...`). Anything else (and anything that
  * only looks close) goes through {@link claudeHead}.
  */
 export function claudeSkipsOnBytes(buf: Uint8Array, start: number, end: number): boolean {
   if (bytesAt(buf, start, end, TYPE_FIRST)) {
     const at = start + TYPE_FIRST.length;
-    // a message record written type-first is not metadata: leave it to the head
-    return !anyBytesAt(buf, at, end, MESSAGE_TYPES_BYTES) && !anyBytesAt(buf, at, end, META_WANTED_BYTES);
+    const candidates = IGNORED_META.get(buf[at]);
+    return candidates !== undefined && anyBytesAt(buf, at, end, candidates);
   }
   if (!bytesAt(buf, start, end, PARENT_KEY)) return false;
   let at = start + PARENT_KEY.length;
@@ -253,8 +360,6 @@ export function claudeSkipsOnBytes(buf: Uint8Array, start: number, end: number):
   return bytesAt(buf, at, end, ATTACHMENT_KEY);
 }
 
-const MESSAGE_TYPES_BYTES = ["user", "assistant", "system"].map((type) => ascii(`${type}"`));
-
 /** A fold of one Claude transcript. */
 export function claudeFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
   const state: ClaudeState = isClaudeState(saved) ? structuredClone(saved) : {
@@ -262,6 +367,7 @@ export function claudeFold(file: TranscriptFile, saved: unknown | null): Transcr
     facts: newFacts(file.sessionHint),
     firstUserSeen: false,
     subagent: file.role === "subagent",
+    leaf: null,
   };
   if (state.subagent) {
     state.facts.source = "subagent";
@@ -269,20 +375,26 @@ export function claudeFold(file: TranscriptFile, saved: unknown | null): Transcr
   }
   return {
     line(buf, start, end) {
-      if (claudeSkipsOnBytes(buf, start, end)) return;
+      if (claudeSkipsOnBytes(buf, start, end)) {
+        if (!bytesAt(buf, start, end, TYPE_FIRST)) noteSkippedMessage(state, buf, start, end);
+        return;
+      }
       const head = claudeHead(headOf(buf, start, end));
       switch (head.kind) {
         case "attachment":
-          return;
+          return noteSkippedMessage(state, buf, start, end);
         case "meta":
+          if (!CLAUDE_RECORD_TYPES.has(head.type)) return skipUnknown(state.facts, head.type);
           if (!META_WANTED.has(head.type)) return;
           break;
         case "user":
-          if (head.toolResult) return;
+          if (head.toolResult) return noteSkippedMessage(state, buf, start, end);
           break;
         case "system":
           // only a compaction boundary says anything (the context it kept)
-          if (head.subtype !== null && head.subtype !== "compact_boundary") return;
+          if (head.subtype !== null && head.subtype !== "compact_boundary") {
+            return noteSkippedMessage(state, buf, start, end);
+          }
           break;
       }
       const line = parseLine(buf, start, end);
@@ -299,6 +411,11 @@ export function claudeFold(file: TranscriptFile, saved: unknown | null): Transcr
 function isClaudeState(value: unknown): value is ClaudeState {
   return isRecord(value) && value.v === 1 && isRecord(value.facts) &&
     typeof value.firstUserSeen === "boolean";
+}
+
+/** The leaf of a state (a state saved before the field existed has none). */
+function leafOf(state: ClaudeState): string | null {
+  return typeof state.leaf === "string" ? state.leaf : null;
 }
 
 /** The history.jsonl entries of `/clear` typed in a folder: who was cleared, when. */
@@ -326,11 +443,29 @@ function clearEntries(io: TranscriptIo, env: Env): ClearEntry[] {
   return out;
 }
 
+/** What lives outside a session's own file: the title a summary line gives it, the session a /clear replaced. */
+function enrichClaude(sessions: EnrichInput[], env: Env, io: TranscriptIo): string[] {
+  return [...enrichSummaries(sessions, io), ...enrichCleared(sessions, env, io)];
+}
+
+/** The summary line that titles each summary-era session, from the files of its folder (summaries.ts). */
+function enrichSummaries(sessions: EnrichInput[], io: TranscriptIo): string[] {
+  const candidates: SummaryCandidate[] = [];
+  for (const s of sessions) {
+    if (s.facts.summary !== null) continue;
+    s.states.forEach((state, i) => {
+      const leaf = isClaudeState(state) && !state.subagent ? leafOf(state) : null;
+      if (leaf !== null) candidates.push({ facts: s.facts, path: s.files[i].path, leaf });
+    });
+  }
+  return candidates.length === 0 ? [] : attachSummaries(candidates, io);
+}
+
 /**
  * A cleared context leaves no trace of the old id in the new transcript; the person's own typed-line history
  * does: the `/clear` entry of the old session, in the same folder, within seconds of the new file's first line.
  */
-function enrichClaude(sessions: EnrichInput[], env: Env, io: TranscriptIo): string[] {
+function enrichCleared(sessions: EnrichInput[], env: Env, io: TranscriptIo): string[] {
   const cleared = sessions.filter((s) =>
     s.facts.cleared_at !== null && s.facts.cleared_from_session_id === null
   );

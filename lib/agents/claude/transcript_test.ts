@@ -7,6 +7,7 @@ import {
   claudeContextWindow,
   claudeHead,
   claudeSkipsOnBytes,
+  type ClaudeState,
   claudeTranscripts,
   readableCommand,
 } from "./transcript.ts";
@@ -289,4 +290,134 @@ Deno.test("a Claude model's window is the documented one, the 1M window when the
   assert.equal(claudeContextWindow("claude-sonnet-4-5"), 200_000);
   assert.equal(claudeContextWindow("claude-sonnet-4-5[1m]"), 1_000_000);
   assert.equal(claudeContextWindow("mock"), null);
+});
+
+/** Folds the lines of a made-up file. */
+function foldLines(
+  lines: string[],
+  path = "/nowhere/p/x.jsonl",
+): { state: ClaudeState; file: TranscriptFile } {
+  const file: TranscriptFile = {
+    agent: "claude",
+    path,
+    sessionHint: "made-up",
+    role: "main",
+    parentSessionId: null,
+    cwd: null,
+    rel: "x",
+    size: 0,
+    mtimeMs: 0,
+    ino: null,
+  };
+  const fold = claudeTranscripts.fold(file, null);
+  const bytes = new TextEncoder().encode(lines.map((l) => `${l}\n`).join(""));
+  for (let s = 0, i = bytes.indexOf(10); i >= 0; s = i + 1, i = bytes.indexOf(10, s)) fold.line(bytes, s, i);
+  return { state: fold.state() as ClaudeState, file };
+}
+
+const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+/** A message line as the versions with summary lines wrote it (key order included). */
+function oldLine(
+  o: { uuid: string; type: string; sidechain?: boolean; version?: string; content?: unknown },
+) {
+  const message = o.type === "assistant"
+    ? { role: "assistant", model: "claude-sonnet-4-20250514", content: [{ type: "text", text: "ok" }] }
+    : { role: "user", content: o.content ?? "typed" };
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: o.sidechain ?? false,
+    userType: "external",
+    cwd: "/tmp/p",
+    sessionId: "made-up",
+    version: o.version ?? "1.0.128",
+    type: o.type,
+    ...(o.type === "system" ? { subtype: "informational", content: "note" } : { message }),
+    uuid: o.uuid,
+    timestamp: "2025-09-30T10:00:00.000Z",
+  });
+}
+
+Deno.test("a line of a type no version is known to write is counted by type; known types, read or not, are not", () => {
+  const { state } = foldLines([
+    JSON.stringify({ type: "brand-new-record", sessionId: "made-up" }),
+    JSON.stringify({ type: "brand-new-record", sessionId: "made-up" }),
+    JSON.stringify({ parentUuid: null, isSidechain: false, type: "mystery-message", uuid: U(1) }),
+    JSON.stringify({ type: "summary", summary: "an older title", leafUuid: U(2) }),
+    JSON.stringify({ type: "checkpoint", sessionId: "made-up", commit: "c", id: "1" }),
+    JSON.stringify({ type: "queue-operation", operation: "dequeue", sessionId: "made-up" }),
+    JSON.stringify({ type: "file-history-snapshot", messageId: U(3), snapshot: {} }),
+    JSON.stringify({ parentUuid: null, isSidechain: false, type: "progress", uuid: U(4) }),
+    JSON.stringify({ type: "ai-title", aiTitle: "Titled", sessionId: "made-up" }),
+    oldLine({ uuid: U(5), type: "user" }),
+  ]);
+  assert.deepEqual(state.facts.unknown_types, { "brand-new-record": 2, "mystery-message": 1 });
+  assert.equal(state.facts.title, "Titled");
+  assert.equal(state.facts.turns, 1);
+  assert.equal(state.facts.summary, null, "a summary line titles another file's conversation, never its own");
+});
+
+Deno.test("every line of every Claude fixture is of a type the reader knows", () => {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) walk(path);
+      // transcripts only: not the -p stdout, not the typed-line history
+      else if (e.name.endsWith(".jsonl") && !/stdout|history/.test(e.name)) files.push(path);
+    }
+  };
+  walk(fixture("claude"));
+  assert.equal(files.length, 19);
+  for (const path of files) {
+    const { state } = foldLines(Deno.readTextFileSync(path).split("\n").filter((l) => l !== ""));
+    assert.deepEqual(state.facts.unknown_types, {}, path);
+  }
+});
+
+Deno.test("a summary-era file keeps its newest main-conversation line as its leaf, even one skipped unparsed", () => {
+  const toolResult = [{ tool_use_id: "t", type: "tool_result", content: "x".repeat(5000) }];
+  const lines = [
+    oldLine({ uuid: U(1), type: "user" }),
+    oldLine({ uuid: U(2), type: "assistant" }),
+    oldLine({ uuid: U(3), type: "user", sidechain: true }),
+  ];
+  assert.equal(
+    foldLines(lines).state.leaf,
+    U(2),
+    "a sub-agent's line in the main file is not the conversation's",
+  );
+  assert.equal(
+    foldLines([...lines, oldLine({ uuid: U(4), type: "user", content: toolResult })]).state.leaf,
+    U(4),
+  );
+  assert.equal(foldLines([...lines, oldLine({ uuid: U(5), type: "system" })]).state.leaf, U(5));
+  // a version after the summary lines: no leaf is kept, nothing is scanned for it
+  assert.equal(foldLines([oldLine({ uuid: U(1), type: "user", version: "2.1.328" })]).state.leaf, null);
+  // the same file continued by such a version is no longer titled by a summary line
+  assert.equal(
+    foldLines([...lines, oldLine({ uuid: U(6), type: "assistant", version: "2.1.30" })]).state.leaf,
+    null,
+  );
+});
+
+Deno.test("the enrich step titles a summary-era session with the summary line another file of its folder holds", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "asm-claude-summary-" });
+  try {
+    const titled = foldLines([
+      oldLine({ uuid: U(1), type: "user" }),
+      oldLine({ uuid: U(2), type: "assistant" }),
+    ], `${dir}/a.jsonl`);
+    const later = `${JSON.stringify({ type: "summary", summary: "Title of a", leafUuid: U(2) })}\n`;
+    await Deno.writeTextFile(`${dir}/b.jsonl`, later + oldLine({ uuid: U(9), type: "user" }) + "\n");
+    const input = {
+      facts: claudeTranscripts.facts([titled.state], [titled.file]),
+      states: [titled.state],
+      files: [titled.file],
+    };
+    assert.deepEqual(claudeTranscripts.enrich!([input], { HOME: dir }, denoIo), []);
+    assert.equal(input.facts.summary, "Title of a");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -144,4 +144,5 @@ export async function claudeAccountUsage(ctx: UsageFetchContext): Promise<Accoun
 export const claudeUsage: UsageSource = {
   account: claudeAccountUsage,
   credentialsStamp: (ctx) => fileStamp(claudeCredentialsPath(ctx.env)),
+  credentialsPath: claudeCredentialsPath,
 };

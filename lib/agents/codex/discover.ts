@@ -1,7 +1,8 @@
 /**
  * Where Codex keeps transcripts (agents/codex.md section 3): `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`
  * (UTC day of the thread's creation; a resume appends to the same file), and `$CODEX_HOME/archived_sessions/` for
- * threads the person archived (still history).
+ * threads the person archived (still history). The TypeScript CLI (up to 0.1.2505172129) kept one JSON document per
+ * session, `sessions/rollout-<day>-<id>.json`, rewritten whole (session_document.ts).
  * @module
  */
 import { basename, join, relative } from "node:path";
@@ -11,6 +12,7 @@ import { dirEntries } from "../dir_entries.ts";
 import type { Env } from "../../config/mod.ts";
 import type { ProblemSink, TranscriptFile, TranscriptIo } from "../../derive/mod.ts";
 import { codexHome } from "./home.ts";
+import { sessionDocumentId } from "./session_document.ts";
 
 const ROLLOUT = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
@@ -20,7 +22,8 @@ export function rolloutThreadId(name: string): string | null {
 }
 
 function fileAt(io: TranscriptIo, root: string, path: string, name = basename(path)): TranscriptFile | null {
-  const id = rolloutThreadId(name);
+  const document = sessionDocumentId(name);
+  const id = rolloutThreadId(name) ?? document;
   if (id === null) return null;
   const st = io.stat(path);
   if (st === null || !st.isFile) return null;
@@ -35,6 +38,7 @@ function fileAt(io: TranscriptIo, root: string, path: string, name = basename(pa
     size: st.size,
     mtimeMs: st.mtimeMs,
     ino: st.ino,
+    ...(document === null ? {} : { whole: true }),
   };
 }
 
@@ -45,7 +49,7 @@ export function discoverCodex(env: Env, io: TranscriptIo, problem: ProblemSink):
   const walk = (dir: string, depth: number) => {
     for (const e of dirEntries(io, dir, problem)) {
       const path = `${dir}/${e.name}`;
-      if (e.isFile && e.name.endsWith(".jsonl")) {
+      if (e.isFile && (e.name.endsWith(".jsonl") || e.name.endsWith(".json"))) {
         const file = fileAt(io, root, path, e.name);
         if (file) out.push(file);
       } else if (e.isDirectory && depth > 0) walk(path, depth - 1);

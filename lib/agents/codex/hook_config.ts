@@ -38,8 +38,9 @@ const SESSION_END_TIMEOUT_SECONDS = 3;
 /** What a person does so Codex runs asm's hooks (the words are the TUI's own, Codex 0.169). */
 export const CODEX_TRUST_ADVICE =
   "Codex runs a new or changed hook only after you approve it: open codex in a " +
-  'terminal, and at the "Hooks need review" prompt choose "Trust all and continue" (or "Review hooks" to look ' +
-  "at each one first); asm's hooks run from then on. asm's notify entry, when it is set, works without this.";
+  'terminal (sign in first if it asks; the review comes after), and at the "Hooks need review" prompt choose ' +
+  '"Trust all and continue" (or "Review hooks" to look at each one first); asm\'s hooks run from then on. asm\'s ' +
+  "notify entry, when it is set, works without this.";
 
 /** `$CODEX_HOME/hooks.json`. */
 export function codexHooksPath(env: Env): string {

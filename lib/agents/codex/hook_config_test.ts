@@ -4,7 +4,7 @@ import { hookCommand } from "../hook_file.ts";
 import { builtinAgent, hookOptions, tempHomes } from "../_test_utils.ts";
 import { assertOnlyAdded, listNames, writeFile } from "../_test_utils.ts";
 import { codexConfigPath, codexHookConfig, codexHooksPath, codexTrustReport } from "./hook_config.ts";
-import { codexEventLabel, codexHookHash } from "./hook_trust.ts";
+import { trustCodexHooksByHand } from "./_test_utils.ts";
 
 /**
  * A hooks.json of the Codex research runs (fixtures/codex/misc/hooks.json, three of its twelve events kept), byte
@@ -195,24 +195,6 @@ Deno.test("codex: a hooks.json that is not valid JSON is refused and nothing is 
   assert.deepEqual(listNames(homes.backupsDir), []);
 });
 
-/** What Codex's "Trust all and continue" writes: one record per hook, with the hash Codex computes. */
-function trustAllByHand(homes: ReturnType<typeof tempHomes>): void {
-  const hooksPath = codexHooksPath(homes.env);
-  const hooks = JSON.parse(Deno.readTextFileSync(hooksPath)).hooks;
-  let records = "\n[hooks.state]\n";
-  for (
-    const [event, groups] of Object.entries(hooks as Record<string, { hooks: Record<string, unknown>[] }[]>)
-  ) {
-    groups.forEach((group, g) =>
-      group.hooks.forEach((handler, h) => {
-        records += `\n[hooks.state."${hooksPath}:${codexEventLabel(event)}:${g}:${h}"]\n` +
-          `trusted_hash = "${codexHookHash(event, group, handler)}"\n`;
-      })
-    );
-  }
-  Deno.writeTextFileSync(codexConfigPath(homes.env), records, { append: true });
-}
-
 Deno.test("codex: trust is needs-review until the trust records exist, and again after a hook changes", () => {
   using homes = tempHomes();
   const agent = builtinAgent(homes, "codex");
@@ -225,7 +207,7 @@ Deno.test("codex: trust is needs-review until the trust records exist, and again
   codexHookConfig.install(hookOptions(homes, agent));
   assert.equal(codexHookConfig.trustState!(homes.env, agent), "needs-review");
   assert.match(codexHookConfig.trustAdvice!, /"Hooks need review" prompt choose "Trust all and continue"/);
-  trustAllByHand(homes);
+  trustCodexHooksByHand(homes.env);
   assert.equal(codexHookConfig.trustState!(homes.env, agent), "trusted");
   assert.ok(codexTrustReport(homes.env, agent).every((hook) => hook.status === "trusted"));
   // the user changes asm's Stop hook: Codex will not run it until it is reviewed again

@@ -5,7 +5,10 @@
  * line is its record type and the next its payload type; both sit in the first hundred bytes. Parsed: the
  * `session_meta` line (id, folder, version, source), `turn_context` (model, folder), user `message`s, tool calls
  * (folders they name) and `token_count` events; skipped on the head alone: developer instructions, assistant
- * messages, `item_completed` echoes, `world_state`, `token_usage_record`.
+ * messages, `item_completed` echoes, `world_state`, `token_usage_record`. A record type outside
+ * {@link CODEX_KNOWN_TYPES} is counted by type (a version this reader does not know), never read. Older formats
+ * (docs/agents/codex_old_versions.md): bare lines before the envelope (0.29 and earlier), and the TypeScript CLI's
+ * one JSON document per session, read whole (session_document.ts).
  *
  * Turns: user messages whose `content_item_kinds` include `"user.text"` (the typed prompt; `exec` prompts count
  * and the session is headless). Not turns: the injected `<environment_context>` message (kinds
@@ -13,7 +16,8 @@
  * existed fall back to the text: a user message that is not one of Codex's injected blocks.
  * Source: `exec` and `mcp` are headless; `cli` and `vscode` (the TUI as a client of its daemon) interactive; a
  * `{"subagent": ...}` source a sub-agent. Context: the last `token_count`'s `last_token_usage.total_tokens` (what
- * the last request held). Skills: Codex records no skill marker (closeout stays null).
+ * the last request held). Skills: the `<skill>` message Codex writes when it loads a skill the person named with
+ * `$name` (skills.ts).
  * @module
  */
 import { join } from "node:path";
@@ -30,8 +34,9 @@ import {
   parseLine,
   parseObject,
   str,
+  textOf,
 } from "../../derive/bytes.ts";
-import { addTurn, mentionPath, mergeFacts, newFacts, seenAt } from "../../derive/facts.ts";
+import { addTurn, mentionPath, mergeFacts, newFacts, seenAt, skipUnknown } from "../../derive/facts.ts";
 import type {
   EnrichInput,
   SessionFacts,
@@ -43,10 +48,21 @@ import type {
 } from "../../derive/mod.ts";
 import type { Env } from "../../config/mod.ts";
 import { codexFileOf, discoverCodex } from "./discover.ts";
-import { BARE_ITEMS, isTypedCodexMessage, messageText, responseItemOf, TOOL_CALLS } from "./response_item.ts";
+import {
+  BARE_IGNORED,
+  BARE_ITEMS,
+  environmentCwd,
+  isTypedCodexMessage,
+  messageText,
+  responseItemOf,
+  TOOL_CALLS,
+} from "./response_item.ts";
+import { sessionDocumentLines } from "./session_document.ts";
 import { viewCodexLine } from "./view_line.ts";
+import { harvestCodexSkills } from "./skills.ts";
 import { codexHome } from "./home.ts";
 import { codexStateDb, readCodexThreads } from "./threads_db.ts";
+import { threadSourceKind } from "./thread_source.ts";
 import { errorText, isRecord } from "../../lang/mod.ts";
 
 /** The fold state of one rollout (JSON). */
@@ -93,7 +109,16 @@ function onMeta(f: SessionFacts, p: Record<string, unknown>): void {
   const { source, parent } = sourceOf(p.source);
   if (source !== null) f.source = source;
   if (parent !== null) f.parent_session_id = parent;
+  // from 0.140 a review's child thread names its parent at the top of session_meta
+  f.parent_session_id ??= str(p, "parent_thread_id");
   f.thread_source = str(p, "thread_source") ?? f.thread_source;
+  byThreadSource(f);
+}
+
+/** A thread source known to mean Codex's own thread outranks what `source` said (a sub-agent outranks both). */
+function byThreadSource(f: SessionFacts): void {
+  const kind = threadSourceKind(f.thread_source);
+  if (kind !== null && f.source !== "subagent") f.source = kind;
 }
 
 function onToolCall(f: SessionFacts, p: Record<string, unknown>): void {
@@ -142,8 +167,11 @@ function dispatch(f: SessionFacts, line: Record<string, unknown>): void {
     }
     case "response_item": {
       const kind = payload.type;
+      // rollouts before session_meta had a cwd name it only in the injected environment block
+      if (kind === "message" && f.cwd === null) f.cwd = environmentCwd(payload);
       if (kind === "message" && isTypedCodexMessage(payload)) addTurn(f, iso, messageText(payload));
       else if (typeof kind === "string" && TOOL_CALLS.has(kind)) onToolCall(f, payload);
+      else if (kind === "message") harvestCodexSkills(f, payload);
       return;
     }
     case "event_msg": {
@@ -229,8 +257,24 @@ const ROLE_KEY = ascii('"role":"');
 const quoted = (name: string) => ascii(`${name}"`);
 const RESPONSE_ITEM = quoted("response_item");
 const EVENT_MSG = quoted("event_msg");
+const KEPT_NAMES = ["session_meta", "turn_context", "response_item", "event_msg", ...BARE_ITEMS];
 /** The record types {@link codexWants} may keep (bare response items included: the oldest rollouts). */
-const KEPT_TYPES = ["session_meta", "turn_context", "response_item", "event_msg", ...BARE_ITEMS].map(quoted);
+const KEPT_TYPES = KEPT_NAMES.map(quoted);
+/**
+ * The record types known and never read: Codex's own bookkeeping (`compacted` history, `world_state`,
+ * `token_usage_record` alongside each `token_count`, sub-agent mail) and the bare items of the oldest rollouts
+ * that are neither a message nor a tool call. A type in neither list is a version this reader does not know.
+ */
+const IGNORED_NAMES = [
+  "compacted",
+  "world_state",
+  "token_usage_record",
+  "inter_agent_communication",
+  ...BARE_IGNORED,
+];
+const IGNORED_TYPES = IGNORED_NAMES.map(quoted);
+/** Every record type this reader knows, read or not. */
+export const CODEX_KNOWN_TYPES: ReadonlySet<string> = new Set([...KEPT_NAMES, ...IGNORED_NAMES]);
 const TOKEN_COUNT = quoted("token_count");
 const MESSAGE = quoted("message");
 const USER = quoted("user");
@@ -269,7 +313,8 @@ export function codexSkipsOnBytes(buf: Uint8Array, start: number, end: number): 
   const value = typeAt + TYPE_KEY.length;
   const close = nameEnd(buf, value, limit);
   if (close < 0) return false;
-  if (!anyBytesAt(buf, value, limit, KEPT_TYPES)) return true;
+  // a type it does not know goes on to the head, which counts it
+  if (!anyBytesAt(buf, value, limit, KEPT_TYPES)) return anyBytesAt(buf, value, limit, IGNORED_TYPES);
   const isEvent = bytesAt(buf, value, limit, EVENT_MSG);
   if (!isEvent && !bytesAt(buf, value, limit, RESPONSE_ITEM)) return false;
   const payload = close + 1 + PAYLOAD_TYPE.length;
@@ -287,8 +332,38 @@ export function codexSkipsOnBytes(buf: Uint8Array, start: number, end: number): 
   return !bytesAt(buf, role, limit, USER);
 }
 
+/**
+ * A fold of the TypeScript CLI's session document (session_document.ts): its lines are kept as they come and
+ * parsed as one document when the state is asked for (the file is always read whole, so nothing resumes it).
+ */
+function codexDocumentFold(file: TranscriptFile): TranscriptFold {
+  const parts: string[] = [];
+  let state: CodexState | null = null;
+  return {
+    line(buf, start, end) {
+      parts.push(textOf(buf, start, end));
+      state = null;
+    },
+    state() {
+      if (state !== null) return state;
+      const facts = newFacts(file.sessionHint);
+      const lines = sessionDocumentLines(parts.join("\n"));
+      if (lines === null) facts.bad_lines++;
+      for (const line of lines ?? []) {
+        const type = line.type;
+        if (typeof type === "string" && !BARE_ITEMS.has(type) && !BARE_IGNORED.has(type)) {
+          skipUnknown(facts, type);
+        } else dispatch(facts, line);
+      }
+      state = { v: 1, facts, metaSeen: true };
+      return state;
+    },
+  };
+}
+
 /** A fold of one rollout. */
 export function codexFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
+  if (file.whole) return codexDocumentFold(file);
   const state: CodexState = isCodexState(saved) ? structuredClone(saved) : {
     v: 1,
     facts: newFacts(file.sessionHint),
@@ -298,6 +373,10 @@ export function codexFold(file: TranscriptFile, saved: unknown | null): Transcri
     line(buf, start, end) {
       if (codexSkipsOnBytes(buf, start, end)) return;
       const head = codexHead(headOf(buf, start, end, 200));
+      if (head.type !== null && !CODEX_KNOWN_TYPES.has(head.type)) {
+        skipUnknown(state.facts, head.type);
+        return;
+      }
       if (!codexWants(head)) return;
       if (head.type === "session_meta") {
         if (state.metaSeen) return;
@@ -345,7 +424,11 @@ function enrichCodex(sessions: EnrichInput[], env: Env, io: TranscriptIo): strin
     s.facts.title = row.title ?? s.facts.title;
     s.facts.parent_session_id ??= row.parent_id;
     s.facts.thread_source ??= row.thread_source;
-    if (s.facts.source === null && row.source !== null) s.facts.source = sourceOf(row.source).source;
+    if (s.facts.source === null && row.source !== null) {
+      // the index keeps a sub-agent's source as JSON text ('{"subagent":"review"}'), a plain one as its word
+      s.facts.source = sourceOf(row.source.startsWith("{") ? parseObject(row.source) : row.source).source;
+    }
+    byThreadSource(s.facts);
   }
   return [];
 }
@@ -374,7 +457,7 @@ export function classifyCodexLine(raw: string): TranscriptLine | null {
 
 /** Codex's rollouts. */
 export const codexTranscripts: TranscriptCapability = {
-  skillMarkers: false,
+  skillMarkers: true,
   discover: discoverCodex,
   stores: (env) => [join(codexHome(env), "sessions"), join(codexHome(env), "archived_sessions")],
   fileOf: codexFileOf,
@@ -384,4 +467,10 @@ export const codexTranscripts: TranscriptCapability = {
   enrich: enrichCodex,
   classifyLine: classifyCodexLine,
   viewLine: viewCodexLine,
+  // the TypeScript CLI's session document (pretty-printed, its first line a lone "{"): its items as bare lines;
+  // none while it does not parse (cut short, or only its start given)
+  documentRecords: (text) =>
+    text.slice(0, text.indexOf("\n")).trim() === "{"
+      ? sessionDocumentLines(text)?.map((line) => JSON.stringify(line)) ?? []
+      : null,
 };

@@ -234,6 +234,8 @@ Deno.test("a rollout from before the envelope (bare meta and items) is read: its
     assert.equal(facts.first_message, "fix the old bug");
     assert.deepEqual(facts.days, { "2025-04-20": 1 });
     assert.equal(facts.started_at, "2025-04-20T10:00:00.000Z");
+    assert.equal(facts.cwd, "/srv/legacy-app", "named only by the injected environment block");
+    assert.deepEqual(facts.unknown_types, {}, "state lines, reasoning and tool output are known");
     assert.ok(
       Object.keys(facts.folders).some((f) => f.startsWith("/srv/legacy-app")),
       JSON.stringify(facts.folders),
@@ -247,5 +249,93 @@ Deno.test("a rollout from before the envelope (bare meta and items) is read: its
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a record type the reader does not know is counted by type and skipped; known ones it ignores are not", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "asm-codex-unknown-" });
+  try {
+    const at = (n: number) => `"timestamp":"2026-12-01T10:00:0${n}.000Z"`;
+    const PROMPT_HI = '{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}';
+    const path = join(dir, "rollout-2026-12-01T10-00-00-0d6e3c1a-1111-4222-8333-944455556667.jsonl");
+    await Deno.writeTextFile(
+      path,
+      [
+        `{${at(0)},"type":"session_meta","payload":{"id":"0d6e3c1a-1111-4222-8333-944455556667","cwd":"/w"}}`,
+        `{${at(1)},"type":"world_state","payload":{"state":{}}}`,
+        `{${at(2)},"type":"token_usage_record","payload":{"usage":{}}}`,
+        `{${at(3)},"type":"hologram","payload":{"type":"message","role":"user","content":[]}}`,
+        `{${at(4)},"type":"hologram","payload":{}}`,
+        '{"type":"teleport_call","call_id":"c1"}',
+        `{${at(5)},"type":"response_item","payload":${PROMPT_HI}}`,
+      ].join("\n") + "\n",
+    );
+    const facts = await codexFacts(path);
+    assert.deepEqual(facts.unknown_types, { hologram: 2, teleport_call: 1 });
+    assert.equal(facts.turns, 1, "the prompt after them is read");
+    assert.equal(facts.last_seen, "2026-12-01T10:00:05.000Z", "an unknown line's time is not the session's");
+    assert.equal(facts.bad_lines, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the TypeScript CLI's session document is found whole and read as one: its prompts, at its one time", async () => {
+  const home = await Deno.makeTempDir({ prefix: "asm-codex-ts-" });
+  try {
+    const id = "2215c8cf-6e9e-4a84-bea3-6dc30483e564";
+    const sessions = join(home, ".codex", "sessions");
+    await Deno.mkdir(sessions, { recursive: true });
+    const user = (text: string) => ({
+      role: "user",
+      content: [{ type: "input_text", text }],
+      type: "message",
+    });
+    const doc = {
+      session: { timestamp: "2026-12-01T23:59:58.000Z", id, instructions: "" },
+      items: [
+        user("fix it"),
+        {
+          type: "function_call",
+          name: "shell",
+          arguments: '{"command":["ls"],"workdir":"/srv/app"}',
+          call_id: "c",
+        },
+        { type: "function_call_output", call_id: "c", output: '{"output":"a.py"}' },
+        { type: "hologram" },
+        user("thanks"),
+      ],
+    };
+    // as the CLI writes it: two-space indents, no newline at the end
+    await Deno.writeTextFile(join(sessions, `rollout-2026-12-01-${id}.json`), JSON.stringify(doc, null, 2));
+    const env = { HOME: home, CODEX_HOME: join(home, ".codex") };
+    const [file] = codexTranscripts.discover(env, denoIo, () => {});
+    assert.equal(file.whole, true);
+    assert.equal(file.sessionHint, id);
+    const fold = codexTranscripts.fold(file, null);
+    const handle = denoIo.open(file.path);
+    try {
+      await passFile(handle, 0, file.size, fold, { chunkBytes: 64 });
+    } finally {
+      handle.close();
+    }
+    const facts = codexTranscripts.facts([fold.state()], [file]);
+    assert.equal(facts.session_id, id);
+    assert.equal(facts.turns, 2);
+    assert.deepEqual(facts.days, { "2026-12-01": 2 }, "on the day of the document's one time");
+    assert.equal(facts.first_message, "fix it");
+    assert.equal(facts.started_at, "2026-12-01T23:59:58.000Z");
+    assert.equal(facts.last_seen, "2026-12-01T23:59:58.000Z");
+    assert.deepEqual(facts.folders, { "/srv/app": 1 });
+    assert.equal(facts.cwd, null, "the document names no folder of its own");
+    assert.deepEqual(facts.unknown_types, { hologram: 1 });
+    assert.equal(facts.bad_lines, 0);
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(fold.state())),
+      fold.state(),
+      "the state is JSON, without the text",
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });

@@ -113,4 +113,5 @@ export const codexUsage: UsageSource = {
   account: codexAccountUsage,
   lastTurn: (ctx) => Promise.resolve(codexLastTurn(ctx.env)),
   credentialsStamp: (ctx) => fileStamp(codexAuthPath(ctx.env)),
+  credentialsPath: codexAuthPath,
 };

@@ -4,6 +4,10 @@
  * (GEMINI_CLI_HOME defaulting to HOME). The slug is the folder's basename registered in `projects.json`; the
  * folder itself is in `tmp/<slug>/.project_root`. One session can have two files (a resume in a later minute
  * writes a second one), so the session id comes from the file's header, not its name.
+ *
+ * Versions before 0.39 wrote `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.json` instead: one JSON document,
+ * rewritten whole (the file is marked `whole`), up to 0.29 under `tmp/<sha256 of the folder>/` with no
+ * registry (the folder is then not known). 0.39 and later resume such a session into `<same name>.jsonl`.
  * @module
  */
 import { basename, dirname, join, relative } from "node:path";
@@ -20,7 +24,7 @@ export function geminiDir(env: Env): string {
   return join(env.GEMINI_CLI_HOME || homeDir(env), ".gemini");
 }
 
-const SESSION_FILE = /^session-.*\.jsonl$/;
+const SESSION_FILE = /^session-.*\.jsonl?$/;
 
 /** The working folder of a slug: `tmp/<slug>/.project_root`, else the `projects.json` registry. */
 function slugFolders(env: Env, io: TranscriptIo): (slug: string) => string | null {
@@ -57,6 +61,7 @@ function fileAt(io: TranscriptIo, root: string, path: string, cwd: string | null
     size: st.size,
     mtimeMs: st.mtimeMs,
     ino: st.ino,
+    ...(path.endsWith(".json") ? { whole: true } : {}),
   };
 }
 
@@ -94,7 +99,10 @@ export function geminiLogsPath(sessionFile: string): string {
   return join(dirname(dirname(sessionFile)), "logs.json");
 }
 
-/** The id tag a session file's name carries (`session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`), or null. */
+/**
+ * The id tag a session file's name carries (`session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`, or `.json`
+ * before 0.39), or null.
+ */
 export function geminiFileTag(path: string): string | null {
-  return basename(path).match(/^session-\d{4}-\d\d-\d\dT\d\d-\d\d-(.{1,8})\.jsonl$/)?.[1] ?? null;
+  return basename(path).match(/^session-\d{4}-\d\d-\d\dT\d\d-\d\d-(.{1,8})\.jsonl?$/)?.[1] ?? null;
 }

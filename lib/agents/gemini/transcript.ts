@@ -5,15 +5,21 @@
  * it (`messages` replaces the whole list, `summary`, `lastUpdated`), and message records keyed by `id`; a record
  * re-appended under the same id replaces the earlier copy (last copy wins). The fold keeps a small summary per
  * record id, so a record updated later (a reply gaining its tool calls) is counted once, and a session kept in
- * two files (a resume in a later minute) is the union of both by id. The first header's `startTime` is kept.
+ * two files (a resume in a later minute) is the union of both by id. The earliest header's `startTime` is kept (a
+ * resume appends another header with the resume time: after it in 0.61, before it when 0.39 resumed a `.json`).
+ * Versions before 0.39 wrote one JSON document per session (`.json`, rewritten whole, no `$set`): json_chat.ts
+ * reads it into the same state, so a session kept as `.json` and `.jsonl` (resumed after an upgrade) is one union.
+ * Message types the reader does not know (nor the info/error/warning notes it ignores) are counted, not read.
  *
  * Turns: `type:"user"` records with text the person typed: `displayContent` when present (what the person
  * saw), else the text parts, with `<hook_context>` blocks removed. Not turns: the synthetic `<session_context>`
  * record, records that are only hook context, tool results (`functionResponse` parts).
  * Source: interactive when the folder's `logs.json` (Gemini's own record of typed input, written only by the
- * interactive CLI) names the session or one of its prompts; headless (`-p`) otherwise. Context: the `tokens.total`
+ * interactive CLI) names the session or one of its prompts; otherwise not known (null, shown): no file Gemini
+ * writes says a session was headless, and a logs.json that does not know a session is no evidence (it may be
+ * missing, cleaned, or another machine's). A `kind` other than "main" is a sub-agent. Context: the `tokens.total`
  * of the last `gemini` record. The summary is model-generated: it is the title, never the person's `name`.
- * Skills: no harness marker in this version (closeout stays null).
+ * Skills: the `activate_skill` calls the CLI ran with success (skills.ts), kept per record like its tool paths.
  * @module
  */
 import { join } from "node:path";
@@ -28,9 +34,10 @@ import {
   parseLine,
   parseObject,
   str,
+  textOf,
   utcDay,
 } from "../../derive/bytes.ts";
-import { mentionPath, newFacts, seenAt } from "../../derive/facts.ts";
+import { addSkill, mentionPath, newFacts, seenAt, skipUnknown } from "../../derive/facts.ts";
 import type {
   EnrichInput,
   SessionFacts,
@@ -44,6 +51,8 @@ import type { Env } from "../../config/mod.ts";
 import { discoverGemini, geminiDir, geminiFileOf, geminiFileTag, geminiLogsPath } from "./discover.ts";
 import { partsText, typedGeminiText } from "./user_text.ts";
 import { viewGeminiLine } from "./view_line.ts";
+import { jsonChatScanner } from "./json_chat.ts";
+import { geminiSkillsOf } from "./skills.ts";
 import { errorText, isRecord } from "../../lang/mod.ts";
 
 export { typedGeminiText } from "./user_text.ts";
@@ -59,6 +68,25 @@ export interface GeminiRecord {
   model?: string | null;
   /** absolute paths the reply's tool calls named */
   paths?: string[];
+  /** the skills the reply's tool calls loaded */
+  skills?: string[];
+}
+
+/**
+ * A chat of the versions before 0.39 (one pretty-printed JSON document, its first line a lone `{`): each of its
+ * messages as one line, the shape the JSONL files append and `viewGeminiLine` reads. Null for a JSONL file.
+ */
+export function geminiChatRecords(text: string): string[] | null {
+  if (text.slice(0, text.indexOf("\n")).trim() !== "{") return null;
+  const records: string[] = [];
+  const scanner = jsonChatScanner({
+    member() {},
+    message: (m) => void (isRecord(m) && records.push(JSON.stringify(m))),
+    bad() {},
+  });
+  for (const line of text.split("\n")) scanner.line(line);
+  scanner.end();
+  return records;
 }
 
 /** The fold state of one Gemini session file (JSON). */
@@ -71,6 +99,33 @@ export interface GeminiState {
   summary: string | null;
   records: [string, GeminiRecord][];
   bad: number;
+  /** lines (or messages) of a type the reader does not know -> count; absent in states saved before it was kept */
+  unknown?: Record<string, number>;
+}
+
+/** The message types the CLI writes: prompts and replies, and the info/error/warning notes the reader ignores. */
+const MESSAGE_TYPES = new Set(["user", "gemini", "info", "error", "warning"]);
+
+function noteUnknown(state: GeminiState, type: string): void {
+  // the shared verb bounds and clips the names; it works on facts, so it is handed the state's own map
+  const tally = newFacts();
+  tally.unknown_types = state.unknown ??= {};
+  skipUnknown(tally, type);
+}
+
+/** Keeps a message record under `id`, or counts it when its type is not one the reader knows. */
+function keep(
+  state: GeminiState,
+  records: Map<string, GeminiRecord>,
+  id: string,
+  m: Record<string, unknown>,
+): void {
+  if (typeof m.type === "string" && MESSAGE_TYPES.has(m.type)) records.set(id, summarise(m));
+  else noteUnknown(state, typeof m.type === "string" ? m.type : "(no type)");
+}
+
+function earliest(a: string | null, b: string | null): string | null {
+  return a === null || (b !== null && b < a) ? b : a;
 }
 
 /**
@@ -111,12 +166,14 @@ export function summarise(record: Record<string, unknown>): GeminiRecord {
       const total = num(tokens, "total") ??
         (num(tokens, "input") !== null ? (num(tokens, "input") ?? 0) + (num(tokens, "output") ?? 0) : null);
       const paths = toolPaths(record);
+      const skills = geminiSkillsOf(record);
       return {
         t: "gemini",
         ts,
         tokens: total,
         model: str(record, "model"),
         ...(paths.length ? { paths } : {}),
+        ...(skills.length ? { skills } : {}),
       };
     }
     default:
@@ -132,7 +189,7 @@ function applySet(
   if (Array.isArray(set.messages)) {
     records.clear();
     for (const m of set.messages) {
-      if (isRecord(m) && typeof m.id === "string") records.set(m.id, summarise(m));
+      if (isRecord(m) && typeof m.id === "string") keep(state, records, m.id, m);
     }
   }
   const summary = str(set, "summary");
@@ -150,9 +207,8 @@ function rewind(records: Map<string, GeminiRecord>, id: string): void {
   }
 }
 
-/** A fold of one Gemini session file. */
-export function geminiFold(_file: TranscriptFile, saved: unknown | null): TranscriptFold {
-  const state: GeminiState = isGeminiState(saved) ? structuredClone(saved) : {
+function freshState(): GeminiState {
+  return {
     v: 1,
     sid: null,
     startTime: null,
@@ -162,6 +218,46 @@ export function geminiFold(_file: TranscriptFile, saved: unknown | null): Transc
     records: [],
     bad: 0,
   };
+}
+
+/**
+ * A fold of one `.json` chat (before 0.39): always the whole file from its first byte, so a saved state is never
+ * continued. Its members fill the state as a JSONL header and `$set` would; its messages are records by id.
+ */
+function wholeFold(): TranscriptFold {
+  const state = freshState();
+  const records = new Map<string, GeminiRecord>();
+  let index = 0;
+  const scanner = jsonChatScanner({
+    member(key, value) {
+      if (key === "sessionId" && typeof value === "string") state.sid ??= value;
+      else if (key === "startTime") state.startTime = earliest(state.startTime, isoOf(value));
+      else if (key === "lastUpdated") state.lastUpdated = isoOf(value) ?? state.lastUpdated;
+      else if (key === "kind" && typeof value === "string") state.kind ??= value;
+      else if (key === "summary" && typeof value === "string") state.summary = value;
+    },
+    message(m) {
+      index++;
+      if (!isRecord(m)) return void state.bad++;
+      // every message the CLI wrote has an id; one without is still one record
+      keep(state, records, typeof m.id === "string" ? m.id : `#${index}`, m);
+    },
+    bad: () => void state.bad++,
+  });
+  return {
+    line: (buf, start, end) => scanner.line(textOf(buf, start, end)),
+    state() {
+      scanner.end();
+      state.records = [...records];
+      return state;
+    },
+  };
+}
+
+/** A fold of one Gemini session file. */
+export function geminiFold(file: TranscriptFile, saved: unknown | null): TranscriptFold {
+  if (file.whole) return wholeFold();
+  const state: GeminiState = isGeminiState(saved) ? structuredClone(saved) : freshState();
   const records = new Map(state.records);
   return {
     line(buf, start, end) {
@@ -181,18 +277,20 @@ export function geminiFold(_file: TranscriptFile, saved: unknown | null): Transc
       if (set) return applySet(state, records, set);
       if (typeof line.$rewindTo === "string") return rewind(records, line.$rewindTo);
       if (typeof line.id === "string" && typeof line.type === "string") {
-        records.set(line.id, summarise(line));
-        return;
+        return keep(state, records, line.id, line);
       }
       if (typeof line.sessionId === "string" && "startTime" in line) {
-        // a header; a resume appends another one with the resume time: the first one says when it started
+        // a header; a resume appends another one with the resume time: the earliest says when it started
         state.sid ??= line.sessionId;
-        state.startTime ??= isoOf(line.startTime);
+        state.startTime = earliest(state.startTime, isoOf(line.startTime));
         state.kind ??= str(line, "kind");
         const updated = isoOf(line.lastUpdated);
         if (updated !== null) state.lastUpdated = updated;
         return;
       }
+      // an operation of a later version (`$set` and `$rewindTo` are the ones known)
+      const op = Object.keys(line)[0];
+      if (op?.startsWith("$")) return noteUnknown(state, op);
       state.bad++;
     },
     state() {
@@ -217,6 +315,9 @@ export function geminiFacts(states: unknown[], files: TranscriptFile[]): Session
     seenAt(f, s.lastUpdated);
     if (s.summary !== null) f.summary = s.summary;
     f.bad_lines += s.bad;
+    for (const [type, n] of Object.entries(s.unknown ?? {})) {
+      f.unknown_types[type] = (f.unknown_types[type] ?? 0) + n;
+    }
   }
   const kind = own.find((s) => s.kind !== null)?.kind ?? null;
   if (kind !== null && kind !== "main") f.source = "subagent";
@@ -235,12 +336,16 @@ export function geminiFacts(states: unknown[], files: TranscriptFile[]): Session
         f.context_window = geminiContextWindow(r.model);
       }
       for (const p of r.paths ?? []) mentionPath(f, p);
+      for (const s of r.skills ?? []) addSkill(f, s);
     }
   }
   return f;
 }
 
-/** Interactive or headless: does the folder's logs.json (typed input, interactive only) know the session? */
+/**
+ * Interactive when the folder's logs.json (typed input, interactive only) knows the session; else left as the
+ * files say: no file Gemini writes says a session was headless.
+ */
 function enrichGemini(sessions: EnrichInput[], _env: Env, io: TranscriptIo): string[] {
   const problems: string[] = [];
   const logs = new Map<string, { ids: Set<string>; texts: Set<string> }>();
@@ -277,7 +382,8 @@ function enrichGemini(sessions: EnrichInput[], _env: Env, io: TranscriptIo): str
       .flatMap((st) => st.records.filter(([, r]) => r.t === "prompt").map(([, r]) => r.text ?? ""));
     const typedHere = (s.facts.session_id !== null && known.ids.has(s.facts.session_id)) ||
       prompts.some((p) => known.texts.has(p));
-    s.facts.source = typedHere ? "interactive" : "headless";
+    // only a positive record counts: a session logs.json does not know stays "not known" (null, shown)
+    if (typedHere) s.facts.source = "interactive";
   }
   return problems;
 }
@@ -301,7 +407,7 @@ export function classifyGeminiLine(raw: string): TranscriptLine | null {
 
 /** Gemini CLI's session files. */
 export const geminiTranscripts: TranscriptCapability = {
-  skillMarkers: false,
+  skillMarkers: true,
   discover: discoverGemini,
   stores: (env) => [join(geminiDir(env), "tmp")],
   fileOf: geminiFileOf,
@@ -316,4 +422,5 @@ export const geminiTranscripts: TranscriptCapability = {
   enrich: enrichGemini,
   classifyLine: classifyGeminiLine,
   viewLine: viewGeminiLine,
+  documentRecords: geminiChatRecords,
 };

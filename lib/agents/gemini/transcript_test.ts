@@ -185,7 +185,7 @@ Deno.test("Gemini's typed text is what the person saw, without hook context", ()
   assert.equal(typedGeminiText({ content: [{ functionResponse: { name: "x" } }] }), null);
 });
 
-Deno.test("interactive or headless: a Gemini session is interactive only when logs.json saw it typed", async () => {
+Deno.test("a Gemini session is interactive when logs.json saw it typed, and not known without one", async () => {
   const root = Deno.makeTempDirSync({ prefix: "asm-gemini-logs-" });
   try {
     const chats = join(root, ".gemini", "tmp", "proj-b", "chats");
@@ -199,7 +199,7 @@ Deno.test("interactive or headless: a Gemini session is interactive only when lo
       geminiTranscripts.enrich!([input], { HOME: root }, denoIo);
       return input.facts.source;
     };
-    assert.equal(run(), "headless", "no logs.json: nothing was typed interactively");
+    assert.equal(run(), null, "no logs.json is no evidence of anything: not known, shown");
     Deno.copyFileSync(
       fixture("gemini/interactive/logs.json"),
       join(root, ".gemini", "tmp", "proj-b", "logs.json"),

@@ -122,4 +122,5 @@ export async function geminiAccountUsage(ctx: UsageFetchContext): Promise<Accoun
 export const geminiUsage: UsageSource = {
   account: geminiAccountUsage,
   credentialsStamp: (ctx) => fileStamp(geminiOauthPath(ctx.env)),
+  credentialsPath: geminiOauthPath,
 };
