@@ -73,7 +73,7 @@ export async function startServeChild(options: ServeChildOptions = {}): Promise<
     }
   }
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--frozen", "main.ts", "serve", "--port", "0"],
+    args: ["run", "-A", "--frozen", "--node-modules-dir=manual", "main.ts", "serve", "--port", "0"],
     cwd: REPO,
     env,
     clearEnv: true,

@@ -202,8 +202,18 @@ async function run(): Promise<void> {
 
 function appendLog(line: string): void {
   const path = `${asmHome}/hook.log`;
+  // the log moves to hook.log.1 past this size (every hook run adds a line, for months); a constant inside, as
+  // the hook's main part runs before the module's later declarations are reached
+  const maxBytes = 10 * 1024 * 1024;
   // 0600: the log names the user's folders and sessions; Deno also applies the mode to a log that already exists
   const options = { append: true, create: true, mode: 0o600 };
+  try {
+    // rotated by size, one generation kept (lib/files/rotate.ts does the same for the server: this file imports
+    // nothing); a hook that loses the race to rotate only appends to the new file
+    if (Deno.statSync(path).size + line.length > maxBytes) Deno.renameSync(path, `${path}.1`);
+  } catch {
+    // no log yet, or another hook moved it first
+  }
   try {
     Deno.writeTextFileSync(path, line, options);
   } catch (err) {
@@ -285,7 +295,7 @@ function readAgentConfigs(): Map<string, AgentConfig> | null {
     parsed = JSON.parse(Deno.readTextFileSync(path));
   } catch (err) {
     const why = err instanceof Deno.errors.NotFound
-      ? "it does not exist (run `./asm install`)"
+      ? "it does not exist (run `asm install`)"
       : errorText(err);
     failures.push(`cannot read ${path}: ${why}; event written without agent pid fields`);
     return null;

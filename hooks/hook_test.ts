@@ -981,3 +981,17 @@ Deno.test({
     });
   },
 });
+
+Deno.test("a hook log past 10 MiB moves to hook.log.1 and the run's line starts a new one", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const log = `${home.dir}/hook.log`;
+    const old = "x".repeat(1023) + "\n";
+    Deno.writeTextFileSync(log, old.repeat(10 * 1024)); // exactly 10 MiB: the next line passes the limit
+    const outcome = await runHook(home, ["claude"], { stdin: claudePayload("UserPromptSubmit") });
+    assert.equal(outcome.code, 0);
+    assert.equal(Deno.statSync(`${log}.1`).size, 10 * 1024 * 1024, "the old log, whole");
+    const lines = Deno.readTextFileSync(log).trim().split("\n");
+    assert.equal(lines.length, 1);
+    assert.equal(JSON.parse(lines[0]).event, "UserPromptSubmit");
+  });
+});

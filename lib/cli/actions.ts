@@ -104,7 +104,7 @@ export function startWords(record: Record<string, unknown>, tmux: TmuxConfig): s
   if (record.host === "tmux") lines.push(`  attach: ${attachCommand(String(record.window_id), tmux)}`);
   if (record.waiting_reason) lines.push(`  waiting on you in the window: ${record.waiting_reason}`);
   if (!record.resumes_asm_id) {
-    lines.push("  the session is listed by ./asm sessions once the agent reports its start");
+    lines.push("  the session is listed by asm sessions once the agent reports its start");
   }
   return lines;
 }
@@ -172,7 +172,7 @@ export async function actionCli(input: ActionInput, options: ActionCliOptions = 
   const server = runningServer(home);
   if (server === null) {
     print(
-      `asm ${verb}: asm is not running for ${home}; start it with ./asm serve, then run this again ` +
+      `asm ${verb}: asm is not running for ${home}; start it with asm serve, then run this again ` +
         "(the server is the only writer of the ledger, so actions go through it)",
     );
     return 1;

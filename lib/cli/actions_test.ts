@@ -97,7 +97,7 @@ Deno.test("a start is told in words: the agent, the folder, the window and how t
     "  window @7 of tmux (launch asmlt_abc)",
     "  attach: tmux -S /run/t.sock attach -t @7",
     "  waiting on you in the window: its folder-trust dialog",
-    "  the session is listed by ./asm sessions once the agent reports its start",
+    "  the session is listed by asm sessions once the agent reports its start",
   ]);
   const resumed = startWords({ ...record, waiting_reason: null, resumes_asm_id: "3f2a9c1e-0000" }, {});
   assert.equal(resumed[0], "resumed claude session 3f2a9c1e in /home/user/project");
@@ -113,7 +113,7 @@ Deno.test("without a running server every verb refuses with the sentence to star
     await actionCli({ verb: "end", session: "abc" }, { env: h.env, print: (l) => lines.push(l) }),
     1,
   );
-  assert.match(lines.join("\n"), /asm is not running .*start it with \.\/asm serve/);
+  assert.match(lines.join("\n"), /asm is not running .*start it with asm serve/);
 });
 
 Deno.test("with a server running, an id prefix resolves to the session and its route answers with the install token", async () => {
@@ -157,7 +157,7 @@ Deno.test("an ambiguous or unknown id is refused before the server is asked, the
     assert.equal(await actionCli({ verb: "focus", session: "zzzz" }, { env: h.env, print }), 1);
     assert.equal(
       lines[1],
-      'asm focus: no session has an id that is or begins with "zzzz"; ./asm sessions --all lists them',
+      'asm focus: no session has an id that is or begins with "zzzz"; asm sessions --all lists them',
     );
   } finally {
     await server.close();

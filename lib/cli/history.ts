@@ -183,7 +183,7 @@ export function sessionsCli(
     out.line(JSON.stringify(rows, null, 2));
     return 0;
   }
-  if (rows.length === 0) out.line(ledger ? "no sessions" : `no ledger yet at ${home}; run ./asm import`);
+  if (rows.length === 0) out.line(ledger ? "no sessions" : `no ledger yet at ${home}; run asm import`);
   const ids = shortIds(every.map((s) => s.asm_id));
   const width = rows.reduce((w, s) => Math.max(w, ids.get(s.asm_id)!.length), 0);
   for (const s of rows) out.line(sessionText(s, ids.get(s.asm_id)!.padEnd(width)));

@@ -9,7 +9,7 @@ const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 async function asm(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   const r = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
+    args: ["run", "-A", "--node-modules-dir=manual", MAIN, ...args],
     env,
     clearEnv: true,
     stdin: "null",

@@ -7,6 +7,7 @@
  */
 import { asmHome } from "../config/paths.ts";
 import { callServer, runningServer } from "../server/client.ts";
+import { errorText } from "../lang/mod.ts";
 
 /** Options of {@link openCli}. */
 export interface OpenOptions {
@@ -35,7 +36,16 @@ export async function openCli(options: OpenOptions = {}): Promise<number> {
     out(`asm open: asm is not running for ${home}; start it with \`asm serve\`, then run this again`);
     return 1;
   }
-  const res = await callServer(server, "/api/open-code", { method: "POST" });
+  let res: Response;
+  try {
+    res = await callServer(server, "/api/open-code", { method: "POST", signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    out(
+      `asm open: asm holds ${home} on port ${server.port} but did not answer (${errorText(err)}); ` +
+        "`asm doctor` says why, `asm restart` starts it again",
+    );
+    return 1;
+  }
   const body = await res.json().catch(() => ({ error: `the server answered ${res.status} without JSON` }));
   if (!res.ok) {
     out(`asm open: the server refused: ${body.error ?? res.status}`);
@@ -67,7 +77,12 @@ export async function openCli(options: OpenOptions = {}): Promise<number> {
     ]);
     if (status === null) child.unref();
     else if (!status.success) {
-      out(`asm open: ${argv[0]} could not open the page (exit ${status.code}); try \`asm open --print\``);
+      // no desktop to open it on (a server over ssh, say): the address itself, to open where there is one
+      out(
+        `asm open: ${
+          argv[0]
+        } could not open the page (exit ${status.code}); open this address instead: ${url}`,
+      );
       return 1;
     }
   } catch (err) {

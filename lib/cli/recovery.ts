@@ -29,7 +29,7 @@ export async function healthCli(
   const out = options.out ?? consoleOutput();
   const server = runningServer(home);
   if (server === null) {
-    out.line(`asm health: no server is running for ${home}; start one with ./asm serve`);
+    out.line(`asm health: no server is running for ${home}; start one with asm serve`);
     return 1;
   }
   let body: { ok?: boolean; error?: string };
@@ -129,7 +129,7 @@ export async function rebuildCli(
   const waiting = inboxCount(home);
   say(
     `done${waiting ? `; ${waiting} event file(s) wait in the inbox, applied when the server starts` : ""}. ` +
-      "Start asm again with ./asm serve",
+      "Start asm again with asm serve",
   );
   return code;
 }

@@ -60,7 +60,7 @@ export function resolutionProblem(ref: string, resolution: Resolution): string |
     case "too short":
       return `"${ref}" is too short to name a session; give at least ${MIN_PREFIX} characters of its id`;
     case "unknown":
-      return `no session has an id that is or begins with "${ref}"; ./asm sessions --all lists them`;
+      return `no session has an id that is or begins with "${ref}"; asm sessions --all lists them`;
     case "ambiguous": {
       const { candidates } = resolution;
       const more = candidates.length - MAX_CANDIDATES;

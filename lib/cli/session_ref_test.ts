@@ -43,7 +43,7 @@ for (const [name, ref, want] of ROWS) {
 Deno.test("an unknown or too-short reference is one sentence naming it", () => {
   assert.equal(
     resolutionProblem("ffff", resolveSession("ffff", SESSIONS)),
-    'no session has an id that is or begins with "ffff"; ./asm sessions --all lists them',
+    'no session has an id that is or begins with "ffff"; asm sessions --all lists them',
   );
   assert.match(
     resolutionProblem("9d", resolveSession("9d", SESSIONS))!,

@@ -19,3 +19,4 @@ export {
   type Settings,
 } from "./settings.ts";
 export { ASM_VERSION } from "./version.ts";
+export { syncedFolderOf, syncedRefusal } from "./synced.ts";

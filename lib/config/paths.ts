@@ -4,7 +4,7 @@
  * @module
  */
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The environment a path is resolved from; defaults to the process environment. */
@@ -37,7 +37,10 @@ export function relativeTo(root: string, path: string): string {
 
 /** asm's data folder: `ASM_HOME`, else `~/.asm`. */
 export function asmHome(env: Env = processEnv()): string {
-  return env.ASM_HOME || join(homeDir(env), ".asm");
+  if (!env.ASM_HOME) return join(homeDir(env), ".asm");
+  // a relative ASM_HOME names a folder under the one the person ran asm from (`./asm` itself runs from the
+  // checkout), never one that moves with the working directory
+  return resolve(env.ASM_CALLER_CWD || Deno.cwd(), env.ASM_HOME);
 }
 
 /** The folder this checkout lives in (the parent of `lib/`). */

@@ -8,6 +8,9 @@
  * # days a drained hook event is kept in processed/ before it is pruned
  * processed_days = 30
  *
+ * # the port the server listens on 127.0.0.1 (default 7777); `asm serve --port N` overrides it
+ * port = 7777
+ *
  * # "live" (the default: the real board) or "testing" (a throwaway board; every test and CI run); the
  * # `./asm serve --testing` flag overrides it
  * mode = "live"
@@ -74,8 +77,13 @@ export interface Settings {
   launchEnv: string[];
   /** `live` unless config.toml says `testing` (the serve command's `--testing` overrides it). */
   mode: Mode;
+  /** The port `asm serve` listens on unless `--port` says another. */
+  port: number;
   board: BoardSettings;
 }
+
+/** The port asm listens on when neither config.toml nor `--port` says. */
+export const DEFAULT_PORT = 7777;
 
 /** The default list ids (the headings of the default board file end in them). */
 export const DEFAULT_LIST_IDS: BoardListIds = {
@@ -90,6 +98,7 @@ export const DEFAULT_SETTINGS: Settings = {
   processedDays: 30,
   launchEnv: [],
   mode: "live",
+  port: DEFAULT_PORT,
   board: {
     backend: "markdown",
     path: null,
@@ -145,6 +154,16 @@ export function parseSettings(
         JSON.stringify(mode)
       }); asm will not guess which board to write`;
     }
+  }
+  const port = doc.port;
+  if (port !== undefined) {
+    if (Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535) {
+      settings.port = port as number;
+    } else {problems.push(
+        `port must be a whole number from 1 to 65535 (it is ${
+          JSON.stringify(port)
+        }); ${DEFAULT_PORT} is used`,
+      );}
   }
   const board = doc.board;
   if (board !== undefined) {

@@ -137,3 +137,14 @@ Deno.test("the board's file: config's path (relative to the data folder), else o
   assert.equal(boardPath("/h/.asm", "testing", { ...board, path: "boards/b.md" }), "/h/.asm/boards/b.md");
   assert.equal(boardPath("/h/.asm", "live", { ...board, path: "/vault/b.md" }), "/vault/b.md");
 });
+
+Deno.test("the port: config.toml's, a wrong one keeps 7777 and says why", () => {
+  assert.equal(parseSettings("").settings.port, 7777);
+  assert.equal(parseSettings("port = 8123").settings.port, 8123);
+  for (const bad of ['"8123"', "0", "70000", "80.5"]) {
+    const { settings, problems } = parseSettings(`port = ${bad}`);
+    assert.equal(settings.port, 7777, bad);
+    assert.equal(problems.length, 1, bad);
+    assert.match(problems[0], /^port must be a whole number from 1 to 65535 \(it is .+\); 7777 is used$/);
+  }
+});

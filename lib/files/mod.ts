@@ -13,8 +13,11 @@ export {
   pathExists,
   readFullySync,
   type ReadHandle,
+  readRegularSync,
+  readRegularTextSync,
   RefusedFile,
   type RegularFile,
   type SyncReader,
 } from "./regular.ts";
 export { type Growth, readGrowth, readTail, readTailSync, type Tail, tailOf } from "./tail.ts";
+export { appendRotating, LOG_MAX_BYTES, type RotateOptions } from "./rotate.ts";

@@ -196,6 +196,39 @@ export async function readFully(
 
 export { closeSync };
 
+/** The most {@link readRegularSync} reads of a config or state file (more is refused with a sentence). */
+const CONFIG_MAX_BYTES = 16 << 20;
+
+/**
+ * A file asm reads whole (an agent's config, the lock, a unit file), following a link (dotfile managers link
+ * configs) but never blocking: a FIFO or a device where the file should be is refused with a sentence, not waited
+ * on, and so is a file past `maxBytes`. A missing file is `Deno.errors.NotFound`, as with `Deno.readFileSync`.
+ */
+export function readRegularSync(path: string, maxBytes = CONFIG_MAX_BYTES): Uint8Array {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw translate(err, path);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new RefusedFile(`${path} is ${kindOf(stat)}, not a regular file`);
+    if (stat.size > maxBytes) {
+      throw new RefusedFile(`${path} is ${stat.size} bytes, more than asm reads of it`);
+    }
+    const bytes = new Uint8Array(stat.size);
+    return bytes.subarray(0, readFullySync(fd, bytes, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** {@link readRegularSync} as text, decoded as `Deno.readTextFileSync` does (a byte order mark is kept). */
+export function readRegularTextSync(path: string, maxBytes = CONFIG_MAX_BYTES): string {
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(readRegularSync(path, maxBytes));
+}
+
 /** True when something (a file, a folder, a link, even a dangling one) is at `path`. */
 export function pathExists(path: string): boolean {
   try {

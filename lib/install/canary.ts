@@ -136,7 +136,7 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
         kind: "skipped",
         detail:
           `${agent.display}: no "${agent.command}" on PATH, so no canary ran; install ${agent.display} and ` +
-          `run ./asm install --agent ${agent.name} again`,
+          `run asm install --agent ${agent.name} again`,
       },
     };
   }
@@ -177,14 +177,14 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
   const hookEvents = events.filter((e) => e.source !== "notify");
   const seen = [...kinds].join(", ") || "none";
   let outcome: CanaryOutcome;
+  const lastOutput = output.trim().split("\n").slice(-3).join(" / ") || "(none)";
   if (timedOut) {
     outcome = {
       kind: "failed",
-      detail:
-        `${agent.display} did not finish its one-shot session within ${
-          timeoutMs / 1000
-        } s and was stopped; ` +
-        `events seen: ${seen}`,
+      detail: `${agent.display} did not finish its one-shot session within ${timeoutMs / 1000} s and was ` +
+        `stopped (events seen: ${seen}); it may be waiting for a sign-in or a network it cannot reach: run ` +
+        `\`${agent.command}\` once in a terminal, then \`asm install --agent ${agent.name}\`; its last output: ` +
+        lastOutput,
     };
   } else if (hookEvents.some((e) => e.event === "SessionStart")) {
     outcome = {
@@ -201,11 +201,14 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
       eventFile: events[0].file,
     };
   } else {
+    // an agent that fails before its session starts (not signed in, say) runs no hook: its own words come first
     outcome = {
       kind: "failed",
-      detail:
-        `${agent.display} ran (exit code ${result.code}) but no hook event reached asm's inbox; its last ` +
-        `output: ${output.trim().split("\n").slice(-3).join(" / ") || "(none)"}`,
+      detail: result.code !== 0
+        ? `${agent.display} stopped with exit code ${result.code} before its session started, so no hook could ` +
+          `run; it said: ${lastOutput} (run \`${agent.command}\` once in a terminal to set it up, then ` +
+          `\`asm install --agent ${agent.name}\`)`
+        : `${agent.display} ran but no hook event reached asm's inbox; its last output: ${lastOutput}`,
     };
   }
   return { outcome, scratch, exitCode: timedOut ? null : result.code, output, events };

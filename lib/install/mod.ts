@@ -20,6 +20,9 @@ import {
   writeFileAtomic,
 } from "../agents/mod.ts";
 import { renderWrapper } from "./wrapper.ts";
+import { hookRuntime, installHookRuntime } from "./runtime.ts";
+
+export { hookRuntime, hookRuntimeProblems } from "./runtime.ts";
 import { type Clock, errorText } from "../lang/mod.ts";
 
 export { type CanaryEvent, type CanaryOptions, type CanaryRun, eventsFrom, runCanary } from "./canary.ts";
@@ -41,7 +44,7 @@ export interface HookCommandOptions {
 
 /** Options of {@link installHooks}. */
 export interface InstallOptions extends HookCommandOptions {
-  /** The deno the wrapper runs; defaults to the one running asm. */
+  /** The deno copied into `$ASM_HOME/bin/` for the wrapper to run; defaults to the one running asm. */
   denoPath?: string;
 }
 
@@ -100,9 +103,12 @@ export function installHooks(options: InstallOptions = {}): InstallResult[] {
     Deno.mkdirSync(join(home, folder), { recursive: true, mode: 0o700 });
     Deno.chmodSync(join(home, folder), 0o700);
   }
+  // the wrapper runs copies in the data folder: its text never changes with an upgrade (lib/install/runtime.ts)
+  installHookRuntime(home, { denoPath: options.denoPath });
+  const runtime = hookRuntime(home);
   writeIfChanged(
     wrapper,
-    renderWrapper({ asmHome: home, denoPath: options.denoPath ?? Deno.execPath() }),
+    renderWrapper({ asmHome: home, denoPath: runtime.deno, hookScript: runtime.hook }),
     0o700,
   );
   // every agent, not only the selected ones: the hook tells nested agents apart by all of their globs

@@ -5,7 +5,7 @@ import { listNames, tempHomes, thrown, writeFile } from "../agents/_test_utils.t
 import { claudeSettingsPath } from "../agents/claude/hook_config.ts";
 import { codexConfigPath, codexHooksPath } from "../agents/codex/hook_config.ts";
 import { geminiSettingsPath } from "../agents/gemini/hook_config.ts";
-import { installHooks, uninstallHooks } from "./mod.ts";
+import { hookRuntimeProblems, installHooks, uninstallHooks } from "./mod.ts";
 import { HOOK_SCRIPT } from "./wrapper.ts";
 
 Deno.test("install lays out ASM_HOME, the wrapper and hook-agents.json, then each agent's hooks", () => {
@@ -39,7 +39,7 @@ Deno.test("install lays out ASM_HOME, the wrapper and hook-agents.json, then eac
 
 Deno.test("the wrapper is ASCII, executable by its owner only, and bakes in deno, the hook and ASM_HOME", () => {
   using homes = tempHomes();
-  installHooks({ env: homes.env, denoPath: "/opt/deno/bin/deno" });
+  installHooks({ env: homes.env });
   const bytes = Deno.readFileSync(homes.wrapper);
   assert.ok(bytes.every((b) => b < 0x80), "pure ASCII");
   assert.equal(Deno.statSync(homes.wrapper).mode! & 0o777, 0o700);
@@ -49,12 +49,55 @@ Deno.test("the wrapper is ASCII, executable by its owner only, and bakes in deno
   assert.ok(text.startsWith("#!/bin/sh\n"));
   assert.ok(text.includes(`ASM_HOME='${homes.asmHome}'; export ASM_HOME\n`));
   assert.ok(text.includes(`DENO_DIR='${homes.asmHome}/cache/deno'; export DENO_DIR\n`));
+  // the copies in the data folder, not the checkout's or the cache's: the text survives an upgrade
   assert.ok(
     text.includes(
-      `exec '/opt/deno/bin/deno' run -A --no-config --no-lock --no-prompt '${HOOK_SCRIPT}' "$@"\n`,
+      `exec '${homes.asmHome}/bin/deno' run -A --no-config --no-lock --no-prompt '${homes.asmHome}/bin/hook.ts' "$@"\n`,
     ),
   );
-  assert.ok(HOOK_SCRIPT.endsWith("/hooks/hook.ts") && HOOK_SCRIPT.startsWith("/"));
+  assert.equal(Deno.readTextFileSync(`${homes.asmHome}/bin/hook.ts`), Deno.readTextFileSync(HOOK_SCRIPT));
+  assert.equal(Deno.statSync(`${homes.asmHome}/bin/deno`).size, Deno.statSync(Deno.execPath()).size);
+});
+
+Deno.test("after an upgrade (the deno and hook it was installed from are gone), the hook still writes events", async () => {
+  using homes = tempHomes();
+  const old = Deno.makeTempDirSync({ prefix: "asm-old-cache-" });
+  try {
+    // the install as the one file's cache would do it: a deno and a hook.ts in a folder that an upgrade deletes
+    Deno.copyFileSync(Deno.execPath(), `${old}/deno`);
+    Deno.chmodSync(`${old}/deno`, 0o755);
+    Deno.copyFileSync(HOOK_SCRIPT, `${old}/hook.ts`);
+    installHooks({ env: homes.env, agents: ["claude"], denoPath: `${old}/deno` });
+    const before = Deno.readTextFileSync(homes.wrapper);
+    Deno.removeSync(old, { recursive: true });
+    Deno.mkdirSync(old); // for the finally below
+    assert.deepEqual(hookRuntimeProblems(homes.asmHome), []);
+    const out = await new Deno.Command(homes.wrapper, {
+      args: [
+        "claude",
+        "Stop",
+        JSON.stringify({ session_id: "upgrade-1", hook_event_name: "Stop", cwd: homes.home }),
+      ],
+      env: { ...homes.env, DENO_NO_UPDATE_CHECK: "1" },
+      clearEnv: true,
+      cwd: homes.home,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const events = [...Deno.readDirSync(`${homes.asmHome}/inbox`)].filter((e) => e.name.endsWith(".json"));
+    assert.equal(events.length, 1, "the event reached the inbox");
+    // a second install from another deno (the next upgrade) keeps the wrapper's text, which Codex trusts by hash
+    installHooks({ env: homes.env, agents: ["claude"] });
+    assert.equal(Deno.readTextFileSync(homes.wrapper), before);
+    Deno.removeSync(`${homes.asmHome}/bin/hook.ts`);
+    assert.deepEqual(hookRuntimeProblems(homes.asmHome), [
+      `the hook script the hook runs is missing (${homes.asmHome}/bin/hook.ts); run \`asm install\` again to put it back`,
+    ]);
+  } finally {
+    Deno.removeSync(old, { recursive: true });
+  }
 });
 
 Deno.test("the installed wrapper runs the real hook: an event file appears in the inbox", async () => {

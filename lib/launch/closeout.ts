@@ -18,15 +18,16 @@ import { resumeSession } from "./start.ts";
 import { type SendResult, typeLine } from "./control.ts";
 import type { LaunchRecord } from "./start.ts";
 
+/** Why an agent with no closeout skill has none: its agents.toml `closeout_note`, else the generic sentence. */
+function noCloseoutWhy(agent: AgentConfig): string {
+  return agent.closeout_note ||
+    `${agent.display} has no closeout skill asm can see run (agents.toml closeout_skill is empty), so asm ` +
+      "cannot close its sessions out";
+}
+
 /** The line that runs this agent's closeout skill, or a refusal naming why there is none. */
 export function closeoutCommand(agent: AgentConfig): string {
-  if (agent.closeout_skill === "") {
-    throw new ActionRefused(
-      "conflict",
-      `${agent.display} has no closeout skill asm can see run (agents.toml closeout_skill is empty), so asm ` +
-        "cannot close this session out",
-    );
-  }
+  if (agent.closeout_skill === "") throw new ActionRefused("conflict", noCloseoutWhy(agent));
   // split and join: a "$" in a skill's name is a character, not a replacement pattern
   const line = agent.skill_command.split("{skill}").join(agent.closeout_skill);
   // deno-lint-ignore no-control-regex
@@ -106,6 +107,20 @@ export function closeoutCommands(agents: readonly AgentConfig[]): Record<string,
       out[agent.name] = closeoutCommand(agent);
     } catch (err) {
       if (!(err instanceof ActionRefused)) throw err;
+    }
+  }
+  return out;
+}
+
+/** Why each agent without a closeout has none, for the Closeout cell's tip (an agent with one is left out). */
+export function closeoutNotes(agents: readonly AgentConfig[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const agent of agents) {
+    try {
+      closeoutCommand(agent);
+    } catch (err) {
+      if (!(err instanceof ActionRefused)) throw err;
+      out[agent.name] = err.message;
     }
   }
   return out;

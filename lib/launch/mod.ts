@@ -27,7 +27,13 @@ export {
   type SendResult,
   sharedRefusal,
 } from "./control.ts";
-export { closeoutCommand, closeoutCommands, closeoutLive, closeoutSession } from "./closeout.ts";
+export {
+  closeoutCommand,
+  closeoutCommands,
+  closeoutLive,
+  closeoutNotes,
+  closeoutSession,
+} from "./closeout.ts";
 export type { CorrelateReport } from "./correlate.ts";
 export { paneCarrying } from "./proof.ts";
 export {

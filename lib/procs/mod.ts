@@ -24,3 +24,4 @@ export {
   socketTable,
   TCP_LISTEN,
 } from "./sockets.ts";
+export { type BoundedOptions, type BoundedResult, runBounded } from "./bounded.ts";

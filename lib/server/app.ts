@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { drainOnce, type DrainReport } from "../inbox/mod.ts";
 import { type HookEvent, isoAt, Ledger } from "../ledger/mod.ts";
-import { ASM_VERSION, harnessRoots, loadSettings } from "../config/mod.ts";
+import { ASM_VERSION, harnessRoots, loadSettings, syncedRefusal } from "../config/mod.ts";
 import { loadAgents, orphanEventReason } from "../agents/mod.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
 import { BackgroundTask } from "./tasks.ts";
@@ -16,7 +16,7 @@ import { newServerState } from "./state.ts";
 import { admit, installToken } from "./security.ts";
 import { OneTimeCodes } from "./codes.ts";
 import { type PeerOwner, PeerOwners } from "../procs/mod.ts";
-import { NODE_FILES } from "../files/mod.ts";
+import { appendRotating, NODE_FILES } from "../files/mod.ts";
 import { islandBundle, refusalPage, shellPage } from "../ui/mod.ts";
 import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
@@ -79,15 +79,11 @@ export function ensureDataFolder(asmHome: string): void {
   }
 }
 
-/** Appends one JSON line to `$ASM_HOME/server.log` (created 0600). */
+/** Appends one JSON line to `$ASM_HOME/server.log` (created 0600; past 10 MiB it moves to `server.log.1`). */
 export function serverLogger(asmHome: string): Log {
   const path = join(asmHome, "server.log");
-  return (line) => {
-    Deno.writeTextFileSync(path, JSON.stringify({ ts: isoAt(), ...line }) + "\n", {
-      append: true,
-      mode: 0o600,
-    });
-  };
+  // rotated by size: a server that runs for months keeps a bounded log
+  return (line) => appendRotating(path, JSON.stringify({ ts: isoAt(), ...line }) + "\n");
 }
 
 /**
@@ -146,16 +142,23 @@ async function boundedBody(req: Request, limit: number): Promise<Request | { ove
     body.set(c, at);
     at += c.length;
   }
-  return new Request(req.url, { method: req.method, headers: req.headers, body, signal: req.signal });
+  // no signal carried over: the body is read, and reading `req.signal` makes Deno print its legacy-abort notice
+  // on the person's terminal (no route of a bounded body waits on the connection)
+  return new Request(req.url, { method: req.method, headers: req.headers, body });
 }
 
 /** Takes the writer lock, opens the ledger, binds 127.0.0.1 and starts the background tasks. */
 export function startServer(options: ServerOptions): RunningServer {
   const { asmHome } = options;
+  // checked at every start, not only at install: ASM_HOME may have moved since
+  const synced = syncedRefusal(asmHome);
+  if (synced !== null) throw new StartRefused(synced);
   ensureDataFolder(asmHome);
   // before the lock: a server that must not start leaves nothing behind
   const { mode, settings, problem: settingsProblem } = modeAndSettings(asmHome, options.mode);
-  const lock: WriterLock = acquireWriterLock(asmHome, { mode: "serve", port: options.port || null });
+  // no port yet: the lock names one only once it is bound (lock.setPort below), so a client that reads the lock
+  // (`asm open`, `asm install`'s address, `asm doctor`) never calls a port nothing listens on yet
+  const lock: WriterLock = acquireWriterLock(asmHome, { mode: "serve", port: null, boardMode: mode });
   const log = serverLogger(asmHome);
   const tightened = tightenDataFolder(asmHome);
   if (tightened.changed.length) {

@@ -90,7 +90,7 @@ Deno.test("a second server on the same ASM_HOME refuses with a sentence naming t
     GEMINI_CLI_HOME: home,
   };
   const first = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "serve", "--port", "0"],
+    args: ["run", "-A", "--node-modules-dir=manual", MAIN, "serve", "--port", "0"],
     env,
     stdout: "piped",
     stderr: "piped",
@@ -107,7 +107,7 @@ Deno.test("a second server on the same ASM_HOME refuses with a sentence naming t
     assert.equal(lock.pid, first.pid);
     // a different port: the refusal comes from the lock, not from a port collision
     const second = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "serve", "--port", "0"],
+      args: ["run", "-A", "--node-modules-dir=manual", MAIN, "serve", "--port", "0"],
       env,
     }).output();
     const err = new TextDecoder().decode(second.stderr);
@@ -173,7 +173,7 @@ Deno.test("asm serve in testing mode refuses to start on a real list, with the s
   try {
     const serve = async (...flags: string[]) => {
       const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", MAIN, "serve", "--port", "0", ...flags],
+        args: ["run", "-A", "--node-modules-dir=manual", MAIN, "serve", "--port", "0", ...flags],
         env,
         clearEnv: true,
         signal: AbortSignal.timeout(30_000), // a start that was not refused fails, never hangs the suite

@@ -216,14 +216,24 @@ export function healthModel(facts: HealthFacts): HealthModel {
   return { ok: problems.length === 0, problems, checked_at: isoAt(facts.now), parts };
 }
 
-/** The model as lines for a terminal (`./asm health`, later `asm doctor`). */
-export function healthText(model: HealthModel): string {
-  const lines = [model.ok ? "asm is healthy" : `asm has ${model.problems.length} problem(s):`];
-  const word = (p: HealthPart) => (p.ok ? "ok     " : "PROBLEM");
+/** One layer of the model as a person reads it: its label, and its problem or what it last did. */
+export interface HealthRow {
+  part: keyof HealthModel["parts"];
+  label: string;
+  ok: boolean;
+  text: string;
+}
+
+/** Each layer's row, in the order a terminal and `asm doctor` print them. */
+export function healthRows(model: HealthModel): HealthRow[] {
   const { drain, poll, import: imp, ledger, board } = model.parts;
-  const row = (name: keyof HealthModel["parts"], p: HealthPart, detail: string) =>
-    `  ${PART_LABELS[name].padEnd(15)} ${word(p)}  ${p.problem ?? detail}`;
-  lines.push(
+  const row = (part: keyof HealthModel["parts"], p: HealthPart, detail: string): HealthRow => ({
+    part,
+    label: PART_LABELS[part],
+    ok: p.ok,
+    text: p.problem ?? detail,
+  });
+  return [
     row(
       "drain",
       drain,
@@ -249,6 +259,14 @@ export function healthText(model: HealthModel): string {
         (ledger.free_bytes === null ? "free space unknown" : `${mb(ledger.free_bytes)} free`),
     ),
     row("board", board, board.location ?? "no board here"),
-  );
+  ];
+}
+
+/** The model as lines for a terminal (`./asm health`). */
+export function healthText(model: HealthModel): string {
+  const lines = [model.ok ? "asm is healthy" : `asm has ${model.problems.length} problem(s):`];
+  for (const r of healthRows(model)) {
+    lines.push(`  ${r.label.padEnd(15)} ${r.ok ? "ok     " : "PROBLEM"}  ${r.text}`);
+  }
   return lines.join("\n");
 }

@@ -160,7 +160,7 @@ const ROWS: Row[] = [
     change: (f) => {
       f.ledger.current = null;
     },
-    problem: /^Ledger: the ledger file \/home\/u\/\.asm\/ledger\.sqlite was deleted .*run \.\/asm rebuild$/,
+    problem: /^Ledger: the ledger file \/home\/u\/\.asm\/ledger\.sqlite was deleted .*run asm rebuild$/,
   },
   {
     situation: "another file is at the ledger's path",

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { isoAt } from "../ledger/mod.ts";
 import { identityOf, isSameProcess } from "../procs/mod.ts";
+import { readRegularTextSync, RefusedFile } from "../files/mod.ts";
 
 /** Who holds the lock. */
 export interface LockHolder {
@@ -15,6 +16,8 @@ export interface LockHolder {
   boot_id: string | null;
   port: number | null;
   mode: string;
+  /** A server's board mode ("live" or "testing"), so `asm restart` starts the same kind; absent for others. */
+  board_mode?: string;
   started_at: string;
 }
 
@@ -25,9 +28,8 @@ export class AlreadyRunningError extends Error {
     super(
       holder.port !== null
         ? `asm is already running (pid ${holder.pid}, port ${holder.port}); open http://127.0.0.1:${holder.port} ` +
-          "or stop that process first"
-        : `asm ${holder.mode} is already running (pid ${holder.pid}) and holds the ledger; wait for it or stop ` +
-          "that process first",
+          "or stop it first with asm stop"
+        : `asm ${holder.mode} is already running (pid ${holder.pid}) and holds the ledger; wait for it to finish`,
     );
   }
 }
@@ -44,14 +46,22 @@ export interface WriterLock {
 
 function readHolder(path: string): LockHolder | null {
   try {
-    const parsed = JSON.parse(Deno.readTextFileSync(path));
+    const parsed = JSON.parse(readRegularTextSync(path, 64 << 10));
     return typeof parsed?.pid === "number" && typeof parsed?.proc_start === "number"
       ? parsed as LockHolder
       : null;
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof SyntaxError) return null;
+    // a lock that is not a small regular JSON file names no live server
+    if (err instanceof Deno.errors.NotFound || err instanceof SyntaxError || err instanceof RefusedFile) {
+      return null;
+    }
     throw err;
   }
+}
+
+/** What the lock file of `asmHome` says, alive or not (`asm doctor` names a stale one); null when there is none. */
+export function lockFileHolder(asmHome: string): LockHolder | null {
+  return readHolder(join(asmHome, "server.lock"));
 }
 
 /** Reads who holds the lock of `asmHome`, when its owner is alive; null otherwise. */
@@ -66,7 +76,7 @@ export function currentHolder(asmHome: string): LockHolder | null {
 /** Takes the writer lock of `asmHome` or throws AlreadyRunningError naming the holder. */
 export function acquireWriterLock(
   asmHome: string,
-  options: { mode: string; port?: number | null },
+  options: { mode: string; port?: number | null; boardMode?: string },
 ): WriterLock {
   const path = join(asmHome, "server.lock");
   Deno.mkdirSync(asmHome, { recursive: true, mode: 0o700 });
@@ -82,6 +92,7 @@ export function acquireWriterLock(
     boot_id: me.bootId,
     port: options.port ?? null,
     mode: options.mode,
+    ...(options.boardMode ? { board_mode: options.boardMode } : {}),
     started_at: isoAt(),
   };
   for (let attempt = 0; attempt < 5; attempt++) {

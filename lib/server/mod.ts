@@ -18,6 +18,7 @@ export {
   acquireWriterLock,
   AlreadyRunningError,
   currentHolder,
+  lockFileHolder,
   type LockHolder,
   type WriterLock,
 } from "./lock.ts";
@@ -32,6 +33,8 @@ export {
   type HealthModel,
   healthModel,
   type HealthPart,
+  type HealthRow,
+  healthRows,
   healthText,
   PART_LABELS,
 } from "./health.ts";

@@ -161,6 +161,17 @@ export function admit(req: Request, facts: AdmissionFacts): Admission {
     if (path === "/api/health" && req.method === "GET") return { kind: "health" };
     return { kind: "refuse", status: 401, message: NO_KEY };
   }
+  // a page another site's document asks for (an image, a script, a frame, a fetch): refused before any work. The
+  // browser says where a request comes from (Sec-Fetch-*); other ports of localhost are the same "site", so only
+  // asm's own origin or the person (an address typed, a bookmark, a link followed to a top-level page) gets one
+  const from = req.headers.get("sec-fetch-site");
+  if (from === "cross-site" || from === "same-site") {
+    const followed = req.headers.get("sec-fetch-mode") === "navigate" &&
+      (req.headers.get("sec-fetch-dest") ?? "document") === "document";
+    if (!followed) {
+      return { kind: "refuse", status: 403, message: "another site's page may not load asm's pages" };
+    }
+  }
   // a page: its private data only to a peer the kernel named, or to a request that brought the token
   if (peerKnown || keyed) return { kind: "pass" };
   return { kind: "shell" };

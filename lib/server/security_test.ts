@@ -25,6 +25,58 @@ function req(method: string, path: string, headers: Record<string, string>): Req
 /** One row: a request, the facts that differ from {@link FACTS}, the decision (and a pattern its sentence holds). */
 const ROWS: [string, Request, Partial<AdmissionFacts>, Admission["kind"], number | null, RegExp | null][] = [
   [
+    "a page another site's document loads (an image, a fetch) is refused before any work",
+    req("GET", "/doctor", {
+      ...HOST,
+      "sec-fetch-site": "cross-site",
+      "sec-fetch-mode": "no-cors",
+      "sec-fetch-dest": "image",
+    }),
+    {},
+    "refuse",
+    403,
+    /another site's page may not load asm's pages/,
+  ],
+  [
+    "another port of localhost is the same site: its frame of a page is refused too",
+    req("GET", "/", {
+      ...HOST,
+      "sec-fetch-site": "same-site",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-dest": "iframe",
+    }),
+    {},
+    "refuse",
+    403,
+    /another site's page/,
+  ],
+  [
+    "a link followed from elsewhere to a top-level page is the person's: it passes",
+    req("GET", "/doctor", {
+      ...HOST,
+      "sec-fetch-site": "cross-site",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-dest": "document",
+    }),
+    {},
+    "pass",
+    null,
+    null,
+  ],
+  [
+    "an address typed or a bookmark (no site) passes",
+    req("GET", "/doctor", {
+      ...HOST,
+      "sec-fetch-site": "none",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-dest": "document",
+    }),
+    {},
+    "pass",
+    null,
+    null,
+  ],
+  [
     "a foreign Host is refused (DNS rebinding)",
     req("GET", "/", { host: "rebind.example:7777" }),
     {},

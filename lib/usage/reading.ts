@@ -89,4 +89,6 @@ export interface UsageSource {
   lastTurn?(ctx: UsageFetchContext): Promise<LastTurn | null>;
   /** Changes whenever the credentials file changes (never derived from its contents): a new sign-in is read at once. */
   credentialsStamp(ctx: UsageFetchContext): string;
+  /** Where the agent keeps its account sign-in (`asm doctor` says whether it is there; never reads it). */
+  credentialsPath?(env: Env): string;
 }

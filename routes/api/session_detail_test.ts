@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseHTML } from "linkedom";
 import { hookEvent } from "../../lib/ledger/_test_utils.ts";
+import { asmIdOf } from "../../lib/ledger/mod.ts";
+import { importOnce } from "../../lib/history/mod.ts";
+import { loadAgents } from "../../lib/agents/mod.ts";
 import { startServer } from "../../lib/server/mod.ts";
 import { ROUTES } from "../mod.ts";
 
@@ -76,6 +79,54 @@ Deno.test("a session whose start skipped standing rules carries the note, and on
     };
     assert.equal(await rulesRow(skipped.asm_id), why);
     assert.equal(await rulesRow(clean.asm_id), null);
+  } finally {
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("the session page says what kind of session the agent's files say it is, with the raw thread source", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-detail-" });
+  const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
+  try {
+    const id = "01a2295f-0ad6-7852-afe2-883c2e6eae7a";
+    const rollout = Deno.readTextFileSync(
+      join(FIXTURES, "codex", "rollouts", "tui-chat-plus-tool-call.rollout.jsonl"),
+    )
+      .replace('"thread_source":"user"', '"thread_source":"cli"'); // as another version spells it
+    const dir = join(home, ".codex", "sessions", "2026", "11", "29");
+    Deno.mkdirSync(dir, { recursive: true });
+    Deno.writeTextFileSync(join(dir, `rollout-2026-11-29T22-13-44-${id}.jsonl`), rollout);
+    await importOnce({
+      ledger: server.ledger,
+      agents: loadAgents({ asmHome: home, env }),
+      env,
+      asmHome: home,
+      harnessRoots: [],
+      log: () => {},
+    });
+    const page =
+      parseHTML(await (await fetch(`${server.url}/sessions/${asmIdOf("codex", id)}`)).text()).document;
+    const facts = Object.fromEntries(
+      [...page.querySelectorAll("dt")].map((
+        dt,
+      ) => [dt.textContent, dt.nextElementSibling?.textContent ?? ""]),
+    );
+    assert.equal(facts["Kind"], 'interactive, thread source "cli"');
+    assert.equal(facts["Hidden"], undefined, "a thread source asm does not know hides nothing");
+    // Codex records a skill's run, but asm cannot start one in it: the page says so, not "records no skill"
+    const note =
+      "Codex records a skill's run, but asm cannot start one in it: its $ skill menu takes the Enter " +
+      "asm types, so asm offers no closeout for Codex sessions";
+    assert.equal(facts["Closeout"], `closed outno skill${note}`);
+    assert.equal(page.querySelector("[data-closeout-for] .muted[title]")?.getAttribute("title"), note);
+    // and the list's cell carries the same sentence as its tip
+    const list = parseHTML(await (await fetch(`${server.url}/?all=1`)).text()).document;
+    assert.equal(
+      list.querySelector(`[data-closeout-for="${asmIdOf("codex", id)}"] .muted`)?.getAttribute("title"),
+      note,
+    );
   } finally {
     await server.close();
     Deno.removeSync(home, { recursive: true });
@@ -245,4 +296,30 @@ Deno.test("a page that stops reading its stream is sent nothing more, and the tr
     assert.match(value ?? "", /burst line 0 /);
     await reader.cancel();
   });
+});
+
+Deno.test("each page draw starts from its own request: Jump shows once the pane is proven, whatever an earlier draw showed", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-detail-" });
+  const env = { ...Deno.env.toObject(), HOME: home, CODEX_HOME: `${home}/.codex`, GEMINI_CLI_HOME: home };
+  const server = startServer({ asmHome: home, port: 0, services: [], env, routes: ROUTES });
+  try {
+    const e = hookEvent({ agent_session_id: "7d3b1c2a-0000-4000-8000-000000000001" });
+    server.ledger.applyEvent(e);
+    const jump = async () => {
+      const page = parseHTML(await (await fetch(`${server.url}/sessions/${e.asm_id}`)).text()).document;
+      const button = [...page.querySelectorAll(".session-actions button")].find((b) =>
+        b.textContent === "Jump"
+      );
+      assert.ok(button, "the live session's page has a Jump button");
+      return button.hasAttribute("hidden") ? "hidden" : "shown";
+    };
+    assert.equal(await jump(), "hidden", "no pane proven yet");
+    server.context.state.panes = new Set([e.asm_id]);
+    assert.equal(await jump(), "shown", "the pane is proven: the next draw shows Jump");
+    server.context.state.panes = new Set();
+    assert.equal(await jump(), "hidden");
+  } finally {
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
 });
