@@ -162,7 +162,7 @@ export function RowActions(
  * skill asm can see run. The poll and the page's stream write its cell; it renders again only when that changes.
  */
 export function CloseoutCell(
-  { id, agent, title, live, state, command }: {
+  { id, agent, title, live, state, command, note }: {
     id: string;
     agent: string;
     title: string;
@@ -171,6 +171,8 @@ export function CloseoutCell(
     state: Signal<string>;
     /** what runs the agent's closeout skill, or null */
     command: string | null;
+    /** without a command: why the agent has no closeout (agents.toml closeout_note, or the generic sentence) */
+    note?: string | null;
   },
 ) {
   // both are drawn, one hidden: the poll or the stream flips them by writing the cell, and nothing renders again
@@ -184,7 +186,7 @@ export function CloseoutCell(
           <span
             class="muted"
             hidden={closed}
-            title="this agent records no closeout skill asm can see run, so asm cannot close it out"
+            title={note ?? "this agent records no closeout skill asm can see run, so asm cannot close it out"}
           >
             no skill
           </span>

@@ -2,19 +2,35 @@
 /**
  * The page's one health banner: a slot the server renders hidden (`[data-health-banner]`), filled here from a
  * poll of `/api/health` at the page's poll interval. It names the failing parts in plain words when the health
- * model is not ok, says "asm is not answering since HH:MM" when the poll itself fails, and hides again when all
- * is well. Plain DOM, no component: it never counts as a render.
+ * model is not ok, with a link to `/doctor` (the same findings `asm doctor` prints), says "asm is not answering
+ * since HH:MM" when the poll itself fails, and hides again when all is well. The nav's Doctor tab carries the
+ * count of the doctor's broken findings (fetched at load and every few minutes), so a problem outside the
+ * server's own health (an agent's hooks not trusted, say) shows on every page without an alarm. Plain DOM, no
+ * component: it never counts as a render.
  * @module
  */
-import { api } from "./api.ts";
+import { api, apiToken } from "./api.ts";
 
 /** When the poll first failed, this outage (epoch ms); null while asm answers. */
 let downSince: number | null = null;
 
-function show(text: string | null): void {
+/** Shows `text` (hides on null); a banner about a server that answers links to its doctor's findings. */
+function show(text: string | null, doctor: boolean): void {
   const banner = document.querySelector<HTMLElement>("[data-health-banner]");
   if (!banner) return;
-  if (banner.textContent !== (text ?? "")) banner.textContent = text ?? "";
+  const shown = banner.dataset.shown ?? "";
+  const now = text === null ? "" : `${doctor ? "doctor" : "plain"}\n${text}`;
+  if (shown !== now) {
+    banner.dataset.shown = now;
+    banner.textContent = text ?? "";
+    if (text !== null && doctor) {
+      const link = document.createElement("a");
+      link.href = "/doctor";
+      link.dataset.doctorLink = "";
+      link.textContent = "What asm doctor found";
+      banner.append(" ", link);
+    }
+  }
   banner.hidden = text === null;
 }
 
@@ -31,7 +47,8 @@ export function bannerText(
   since: number,
 ): string | null {
   if (answer === "no answer") {
-    return `asm is not answering since ${clock(since)}: is the server still running? (./asm serve)`;
+    return `asm is not answering since ${clock(since)}: is the server still running? \`asm doctor\` in a ` +
+      "terminal says why.";
   }
   // a page without its key gets the short health and the key banner says what to do
   if (answer.status === 401) return null;
@@ -54,11 +71,41 @@ async function tick(): Promise<void> {
   }
   if (answer === "no answer") downSince ??= Date.now();
   else downSince = null;
-  show(bannerText(answer, downSince ?? Date.now()));
+  // the findings page is served by the server, so the link only where it answers
+  show(bannerText(answer, downSince ?? Date.now()), answer !== "no answer");
 }
 
-/** Polls `/api/health` now and every `everyMs`. */
+/** How often the nav's Doctor tab asks for the doctor's findings (they change slowly; the server caches them). */
+const DOCTOR_EVERY_MS = 5 * 60_000;
+
+/** The Doctor tab's words for a report: "Doctor", or with its count of broken findings. */
+export function doctorTabText(report: { broken?: number } | null): { text: string; broken: boolean } {
+  const broken = report?.broken ?? 0;
+  return broken > 0 ? { text: `Doctor (${broken} broken)`, broken: true } : { text: "Doctor", broken: false };
+}
+
+async function doctorTick(): Promise<void> {
+  const tab = document.querySelector<HTMLElement>("[data-doctor-tab]");
+  // without a key the findings are not this page's to read (and a 401 would overwrite the key banner's reason)
+  if (!tab || !apiToken()) return;
+  const res = await api("/api/doctor");
+  const { text, broken } = doctorTabText(res.ok ? await res.json() : null);
+  if (!res.ok) await res.body?.cancel();
+  if (tab.textContent !== text) tab.textContent = text;
+  tab.toggleAttribute("data-doctor-broken", broken);
+}
+
+/** Polls `/api/health` now and every `everyMs`; the Doctor tab's count now and every few minutes. */
 export function startHealthPoll(everyMs: number): void {
+  const doctor = async () => {
+    try {
+      await doctorTick();
+    } catch (err) {
+      console.warn("asm: the doctor's findings could not be fetched", err);
+    }
+    setTimeout(doctor, DOCTOR_EVERY_MS);
+  };
+  void doctor();
   const loop = async () => {
     try {
       await tick();

@@ -5,7 +5,22 @@
  */
 import { type Signal, signal } from "@preact/signals";
 
-const cells = new Map<string, Signal<string>>();
+let cells = new Map<string, Signal<string>>();
+
+/**
+ * Runs one server-side draw with cells of its own, dropped after it: on the server the store would otherwise
+ * outlive the request, so a page would draw what an earlier page left (a Jump hidden because an earlier draw
+ * had no proven pane, which hydration then keeps) and the map would grow with every session ever drawn.
+ */
+export function drawnAlone<T>(draw: () => T): T {
+  const kept = cells;
+  cells = new Map();
+  try {
+    return draw();
+  } finally {
+    cells = kept;
+  }
+}
 
 /**
  * The signal of one cell, holding `value`: a row rendered again (after a re-sort) brings its current value, which
@@ -41,7 +56,5 @@ export function cellValue(field: string, id: string): string | undefined {
  * props (the session page's header) must not put back what the stream has since replaced.
  */
 export function cellOnce(field: string, id: string, value: string): Signal<string> {
-  // on the server the cells outlive the request: every page it draws starts from what the request says
-  if (typeof document === "undefined") return cell(field, id, value);
   return cells.get(`${field}\u0000${id}`) ?? cell(field, id, value);
 }

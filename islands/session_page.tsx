@@ -61,8 +61,14 @@ export interface SessionHeaderProps extends Record<string, unknown> {
   resumeCommand: string | null;
   /** what runs the agent's closeout skill, or null */
   closeoutCommand: string | null;
+  /** without one: why the agent has no closeout, shown beside the cell */
+  closeoutNote: string | null;
   rulesNote: string | null;
   hiddenReason: string | null;
+  /** what kind of session the agent's own files say it is (interactive, headless, ...); null: they do not say */
+  kind: string | null;
+  /** the agent's own thread source as it wrote it, shown raw so a person sees why a row is shown or hidden */
+  threadSource: string | null;
 }
 
 /** The sessions that continue this one, as the stream last said (a CONTINUE WITH from this page adds one). */
@@ -174,7 +180,11 @@ export function SessionHeader(p: SessionHeaderProps) {
             live={live}
             state={cell("closeout", id, closeoutText(c.closeout))}
             command={p.closeoutCommand}
+            note={p.closeoutNote}
           />
+          {p.closeoutCommand === null && p.closeoutNote && (
+            <span class="muted" data-closeout-note>{p.closeoutNote}</span>
+          )}
         </dd>
         <dt>Model</dt>
         <dd data-model-for={id}>{computed(() => totals.value.model ?? "unknown")}</dd>
@@ -230,6 +240,11 @@ export function SessionHeader(p: SessionHeaderProps) {
             <dd class="rules-note">{p.rulesNote}</dd>
           </>
         )}
+        <dt>Kind</dt>
+        <dd data-kind>
+          {p.kind ?? "not known (shown)"}
+          {p.threadSource !== null && `, thread source "${p.threadSource}"`}
+        </dd>
         {p.hiddenReason && (
           <>
             <dt>Hidden</dt>

@@ -37,6 +37,8 @@ export interface SessionsTableProps extends Record<string, unknown> {
   hidden?: { reason: string; count: number }[];
   /** each agent's closeout command (agent name -> what runs its closeout skill); absent: it has none */
   closeouts?: Record<string, string>;
+  /** why each agent without a closeout command has none (agent name -> one sentence, the cell's tip) */
+  closeoutNotes?: Record<string, string>;
 }
 
 /** How the person filters and sorts. */
@@ -99,6 +101,8 @@ let includeHidden = false;
 let addressApplied = false;
 /** Each agent's closeout command, as the page was given them. */
 let closeoutCommands: Record<string, string> = {};
+/** Why each agent without one has no closeout, as the page was given them. */
+let closeoutWhy: Record<string, string> = {};
 /** The table is on this page (the poll fetches the list again only for a page that shows it). */
 let mounted = false;
 
@@ -226,6 +230,7 @@ function Row({ v }: { v: SessionView }) {
           live={v.live}
           state={cell("closeout", v.id, v.closeout)}
           command={closeoutCommands[v.agent] ?? null}
+          note={closeoutWhy[v.agent] ?? null}
         />
       </td>
       <td class="num turns" data-turns-for={v.id}>{cell("turns", v.id, v.turns)}</td>
@@ -266,9 +271,10 @@ function SortHeader(
 
 /** The filters, the table and "Show more". */
 export function SessionsTable(
-  { rows, total: count, all, asked, hidden = [], closeouts = {} }: SessionsTableProps,
+  { rows, total: count, all, asked, hidden = [], closeouts = {}, closeoutNotes = {} }: SessionsTableProps,
 ) {
   closeoutCommands = closeouts;
+  closeoutWhy = closeoutNotes;
   if (typeof document !== "undefined") mounted = true;
   if (known.peek() === null) {
     first = rows;
@@ -358,7 +364,7 @@ export function SessionsTable(
       {shown.length === 0 && (
         <p class="empty">
           {total === 0
-            ? "No sessions yet. They appear here as soon as an agent with asm's hook starts (./asm install), or " +
+            ? "No sessions yet. They appear here as soon as an agent with asm's hook starts (asm install), or " +
               "after the import has read the agents' history."
             : "No session matches these filters."}
         </p>

@@ -21,6 +21,8 @@ import { sessionDetailRoutes } from "./api/session_detail.ts";
 import { staticRoutes } from "./static.ts";
 import { terminalRoutes } from "./api/terminal.ts";
 import { launchPageRoutes } from "./pages/launch.tsx";
+import { doctorRoutes } from "./api/doctor.ts";
+import { doctorPageRoutes } from "./pages/doctor.tsx";
 
 /** The routes, matched in order. */
 export const ROUTES: readonly Route[] = [
@@ -41,5 +43,7 @@ export const ROUTES: readonly Route[] = [
   ...panelRoutes,
   ...sessionDetailPageRoutes,
   ...launchPageRoutes,
+  ...doctorRoutes,
+  ...doctorPageRoutes,
   ...staticRoutes,
 ];

@@ -1,11 +1,20 @@
 /**
  * The island bundle: `islands/client.tsx` bundled for the browser with `deno bundle --platform=browser`, built
  * once per server process (about a second) and served from memory. The URL carries a hash of the bundle, so a
- * browser never runs yesterday's code after a restart.
+ * browser never runs yesterday's code after a restart. The one downloaded file (`lib/ship/build.ts`) carries both
+ * scripts built already, under {@link PREBUILT_DIR}: its first run needs no bundler (Deno would download one).
  * @module
  */
 import { createHash } from "node:crypto";
 import { repoRoot } from "../config/mod.ts";
+
+/** Where the one downloaded file keeps the scripts built when it was made (relative to the source root). */
+export const PREBUILT_DIR = ".prebuilt";
+
+/** The file name of a prebuilt script. */
+export function prebuiltName(name: string): string {
+  return `${name}.js`;
+}
 
 /** A built bundle. */
 export interface IslandBundle {
@@ -48,6 +57,11 @@ function bundleOf(entry: string, name: string): Promise<IslandBundle> {
 
 async function build(entry: string, name: string): Promise<IslandBundle> {
   const root = repoRoot();
+  const prebuilt = await Deno.readTextFile(`${root}/${PREBUILT_DIR}/${prebuiltName(name)}`).catch((err) => {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  });
+  if (prebuilt !== null) return bundled(prebuilt, name);
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["bundle", "--platform=browser", "--minify", "--quiet", `${root}/${entry}`],
     cwd: root,
@@ -60,7 +74,10 @@ async function build(entry: string, name: string): Promise<IslandBundle> {
       `building the page's script failed: ${new TextDecoder().decode(out.stderr).slice(-2000)}`,
     );
   }
-  const js = new TextDecoder().decode(out.stdout);
+  return bundled(new TextDecoder().decode(out.stdout), name);
+}
+
+function bundled(js: string, name: string): IslandBundle {
   const hash = createHash("sha256").update(js).digest("hex").slice(0, 12);
   return { js, url: `/static/${name}.${hash}.js` };
 }

@@ -222,13 +222,25 @@ h2.section { font-size: 14px; margin: 16px 0 4px; scroll-margin-top: 120px; }
 .not-on-plan { margin: 8px 0 0; } .not-on-plan h2 { font-size: 12px; color: var(--muted); margin: 0 0 4px; }
 .not-on-plan ul { margin: 0; padding: 0; list-style: none; display: grid; gap: 2px; }
 .not-on-plan li { overflow-wrap: anywhere; } .not-on-plan a { color: inherit; }
+.doctor h2 { font-size: 16px; margin: 8px 0 4px; } .doctor[data-doctor-ok=false] h2 { color: var(--alarm); }
+.doctor-group h3 { font-size: 13px; margin: 14px 0 4px; color: var(--muted); }
+.doctor-group ul { margin: 0; padding: 0; list-style: none; display: grid; gap: 4px; max-width: 110ch; }
+.doctor-group li { display: grid; grid-template-columns: 5.5em 1fr; gap: 8px; overflow-wrap: anywhere; }
+.doctor-severity { color: var(--muted); font-variant: small-caps; }
+[data-severity=broken] .doctor-severity { color: var(--alarm); font-weight: 700; }
+[data-severity=warning] .doctor-severity { color: var(--warn); font-weight: 600; }
+[data-severity=ok] .doctor-severity { color: var(--live); }
+.doctor-fix { color: var(--muted); } .doctor code { overflow-wrap: anywhere; }
+.health-banner a { color: inherit; margin-left: 8px; }
+nav a[data-doctor-broken] { color: var(--alarm); font-weight: 600; }
 ${TRANSCRIPT_CSS}
 `;
 
 /** Props of the document. */
 export interface DocumentProps {
   title: string;
-  current: "sessions" | "projects" | "activity";
+  /** the tab this page is */
+  current: "sessions" | "projects" | "activity" | "doctor";
   bundleUrl: string;
   pollMs: number;
   children: ComponentChildren;
@@ -254,6 +266,8 @@ function Document(
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title}</title>
+        {/* an empty icon until the top bar draws its badge: no request for /favicon.ico, no 404 in the console */}
+        <link rel="icon" href="data:," />
         <style dangerouslySetInnerHTML={{ __html: STYLE }} />
         {extra && <style dangerouslySetInnerHTML={{ __html: extra.style }} />}
       </head>
@@ -265,6 +279,14 @@ function Document(
             {board && <a href="/#sessions">Sessions</a>}
             {tab("projects", "/projects", "Projects")}
             {tab("activity", "/activity", "Activity")}
+            {/* islands/health_banner.ts writes the doctor's count of broken findings into it */}
+            <a
+              href="/doctor"
+              data-doctor-tab
+              aria-current={current === "doctor" ? "page" : undefined}
+            >
+              Doctor
+            </a>
           </nav>
           {topBar}
         </header>

@@ -5,8 +5,9 @@
  * token is a 404.
  * @module
  */
+import { islandPage } from "./page.ts";
 import type { Route } from "../../lib/server/mod.ts";
-import { islandBundle, pageResponse } from "../../lib/ui/mod.ts";
+import { islandBundle } from "../../lib/ui/mod.ts";
 import { launchRow } from "../../lib/ledger/mod.ts";
 import { loadAgents } from "../../lib/agents/mod.ts";
 import { boardIsOn } from "./sprint.tsx";
@@ -24,7 +25,7 @@ export const launchPageRoutes: Route[] = [{
       return new Response(null, { status: 303, headers: { location: `/sessions/${row.matched_asm_id}` } });
     }
     if (!row) {
-      return pageResponse({
+      return islandPage({
         title: "asm: no such launch",
         current: "sessions",
         bundleUrl,
@@ -38,7 +39,7 @@ export const launchPageRoutes: Route[] = [{
     )?.display ??
       row.agent;
     const over = row.error ? `it failed: ${row.error}` : row.expired ? "it expired without a session" : null;
-    return pageResponse({
+    return islandPage({
       title: `asm: starting ${display}`,
       current: "sessions",
       bundleUrl,

@@ -4,8 +4,9 @@
  * one heat map per agent.
  * @module
  */
+import { islandPage } from "./page.ts";
 import type { Route } from "../../lib/server/mod.ts";
-import { islandBundle, pageResponse, yearGrid } from "../../lib/ui/mod.ts";
+import { islandBundle, yearGrid } from "../../lib/ui/mod.ts";
 import { heatmapCells, projectCounts } from "../../lib/ledger/mod.ts";
 import { boardIsOn } from "./sprint.tsx";
 import { usageRowIsland } from "./usage_row.tsx";
@@ -100,7 +101,7 @@ export const panelRoutes: Route[] = [
         b.primary - a.primary || b.touched - a.touched
       );
       const total = tiles.reduce((n, t) => n + t.primary, 0);
-      return pageResponse({
+      return islandPage({
         title: "asm: projects",
         current: "projects",
         bundleUrl: (await islandBundle()).url,
@@ -147,7 +148,7 @@ export const panelRoutes: Route[] = [
       const all = new URL(req.url).searchParams.get("all") === "1";
       const series = heatmapSeries(heatmapCells(ctx.ledger, { all }));
       const agents = loadAgents({ asmHome: ctx.asmHome, env: ctx.env });
-      return pageResponse({
+      return islandPage({
         title: "asm: activity",
         current: "activity",
         bundleUrl: (await islandBundle()).url,

@@ -51,7 +51,7 @@ Deno.test({
         assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
       }
       server = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", MAIN, "serve", "--port", "0"],
+        args: ["run", "-A", "--node-modules-dir=manual", MAIN, "serve", "--port", "0"],
         env,
         clearEnv: true,
         stdin: "null",

@@ -6,13 +6,14 @@
  * The page then follows the transcript through its stream (islands/transcript_follow.ts). An unknown id is a 404.
  * @module
  */
+import { islandPage } from "./page.ts";
 import type { Route, ServerContext } from "../../lib/server/mod.ts";
-import { Island, islandBundle, pageResponse } from "../../lib/ui/mod.ts";
+import { Island, islandBundle } from "../../lib/ui/mod.ts";
 import { Entries, entryContext } from "../../lib/ui/transcript.tsx";
 import { type SessionDetail, sessionDetail } from "../../lib/history/mod.ts";
 import { headerCells } from "../api/session_detail.ts";
 import { loadAgents } from "../../lib/agents/mod.ts";
-import { closeoutCommands } from "../../lib/launch/mod.ts";
+import { closeoutCommands, closeoutNotes } from "../../lib/launch/mod.ts";
 import { Actions } from "../../islands/actions.tsx";
 import { SessionHeader, type SessionHeaderProps } from "../../islands/session_page.tsx";
 import { boardIsOn } from "./sprint.tsx";
@@ -33,6 +34,7 @@ function headerProps(
   detail: SessionDetail,
   agentDisplay: string,
   closeout: string | null,
+  note: string | null,
 ) {
   const s = detail.session as Record<string, string | number | null>;
   const id = String(s.asm_id);
@@ -51,8 +53,11 @@ function headerProps(
     links: detail.links,
     resumeCommand: detail.resume_command,
     closeoutCommand: closeout,
+    closeoutNote: note,
     rulesNote: (s.rules_note as string | null) ?? null,
     hiddenReason: (s.hidden_reason as string | null) ?? null,
+    kind: (s.source as string | null) ?? null,
+    threadSource: (s.thread_source as string | null) ?? null,
   };
   return props;
 }
@@ -69,7 +74,7 @@ export const sessionDetailPageRoutes: Route[] = [{
     const bundleUrl = (await islandBundle()).url;
     const board = boardIsOn(ctx);
     if (!detail) {
-      return pageResponse({
+      return islandPage({
         title: "asm: no such session",
         current: "sessions",
         bundleUrl,
@@ -87,11 +92,17 @@ export const sessionDetailPageRoutes: Route[] = [{
     }));
     const agentName = String(detail.session.agent);
     const display = configs.find((a) => a.name === agentName)?.display ?? agentName;
-    const header = headerProps(ctx, detail, display, closeouts[agentName] ?? null);
+    const header = headerProps(
+      ctx,
+      detail,
+      display,
+      closeouts[agentName] ?? null,
+      closeoutNotes(configs)[agentName] ?? null,
+    );
     const first = detail.entries[0]?.key;
     // its window is shown while the session runs (the view itself refuses a pane asm cannot prove)
     const running = header.cells.status === "live" || header.cells.status === "starting";
-    return pageResponse({
+    return islandPage({
       title: `asm: ${header.title}`,
       current: "sessions",
       bundleUrl,

@@ -3,12 +3,12 @@
  * the Sessions table; both are islands the poll keeps true. `?all=1` shows hidden rows too.
  * @module
  */
+import { islandPage } from "./page.ts";
 import type { Route, ServerContext } from "../../lib/server/mod.ts";
 import { loadAgents } from "../../lib/agents/mod.ts";
 import {
   Island,
   islandBundle,
-  pageResponse,
   type SessionView,
   sessionView,
   sortViews,
@@ -24,7 +24,7 @@ import { usageRowIsland } from "./usage_row.tsx";
 import { Launches } from "../../islands/launches.tsx";
 import { SearchBox } from "../../islands/search_box.tsx";
 import { boardIsland, boardIsOn } from "./sprint.tsx";
-import { closeoutCommands } from "../../lib/launch/mod.ts";
+import { closeoutCommands, closeoutNotes } from "../../lib/launch/mod.ts";
 
 /** The top bar's glances and waiting count from the rows the page renders (the poll's own words after). */
 function firstGlance(agents: { name: string }[], rows: SessionView[]) {
@@ -84,7 +84,7 @@ export const sessionsPageRoutes: Route[] = [{
     const board = boardIsOn(ctx);
     // the board's lanes first, the full session list underneath (the spec's layout)
     const boardSection = await boardIsland(ctx, live.map((s) => s.asm_id));
-    return pageResponse({
+    return islandPage({
       title: board ? "asm: board" : "asm: sessions",
       current: "sessions",
       board,
@@ -109,6 +109,7 @@ export const sessionsPageRoutes: Route[] = [{
               asked: viewOfQuery(url.search),
               hidden: all ? [] : hiddenCounts(ctx.ledger),
               closeouts,
+              closeoutNotes: closeoutNotes(configs),
             }}
           />
         </>

@@ -30,8 +30,8 @@ Deno.test("a new person's front page is the board: its tab, the file's path, the
   const { home, front, projects } = await frontPage("");
   try {
     const location = join(home, "board.testing.md");
-    assert.deepEqual(tabs(front), ["Board*", "Sessions", "Projects", "Activity"]);
-    assert.deepEqual(tabs(projects), ["Board", "Sessions", "Projects*", "Activity"]);
+    assert.deepEqual(tabs(front), ["Board*", "Sessions", "Projects", "Activity", "Doctor"]);
+    assert.deepEqual(tabs(projects), ["Board", "Sessions", "Projects*", "Activity", "Doctor"]);
     // asm made the file with the three headings the first time it read the board
     assert.match(Deno.readTextFileSync(location), /## SPRINT PLAN \^asm-plan/);
     const empty = front.querySelector(".board-empty")!;
@@ -66,7 +66,7 @@ Deno.test("a new person's front page is the board: its tab, the file's path, the
 Deno.test("a board asm cannot use shows its sentence where the lanes would be, and no example to copy", async () => {
   const { home, front } = await frontPage("", (h) => Deno.mkdirSync(join(h, "board.testing.md")));
   try {
-    assert.deepEqual(tabs(front), ["Board*", "Sessions", "Projects", "Activity"]);
+    assert.deepEqual(tabs(front), ["Board*", "Sessions", "Projects", "Activity", "Doctor"]);
     assert.match(front.querySelector(".board-problem")?.textContent ?? "", /board\.testing\.md/);
     assert.equal(front.querySelector(".lanes"), null);
     assert.equal(front.querySelector(".board-empty"), null);
@@ -78,8 +78,8 @@ Deno.test("a board asm cannot use shows its sentence where the lanes would be, a
 Deno.test("with the board off, the front tab is Sessions and the page says why there is no board", async () => {
   const { home, front, projects } = await frontPage(`[board]\nbackend = "notion"\n`);
   try {
-    assert.deepEqual(tabs(front), ["Sessions*", "Projects", "Activity"]);
-    assert.deepEqual(tabs(projects), ["Sessions", "Projects*", "Activity"]);
+    assert.deepEqual(tabs(front), ["Sessions*", "Projects", "Activity", "Doctor"]);
+    assert.deepEqual(tabs(projects), ["Sessions", "Projects*", "Activity", "Doctor"]);
     assert.match(
       front.querySelector(".board-problem")?.textContent ?? "",
       /the board is off: config.toml.s \[board\] backend "notion" is not one asm has/,
