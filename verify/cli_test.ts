@@ -145,7 +145,7 @@ interface Run {
 /** `deno run main.ts argv` in `w`, watched for a listening socket while it runs. */
 async function asm(w: World, argv: string[]): Promise<Run> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--frozen", MAIN, ...argv],
+    args: ["run", "-A", "--frozen", "--node-modules-dir=manual", MAIN, ...argv],
     cwd: REPO,
     env: w.env,
     clearEnv: true,
@@ -320,7 +320,7 @@ Deno.test("./asm sessions leads each row with a short id that ./asm end resolves
       const unknown = await asm(w, ["end", "zzzz"]);
       assert.deepEqual(
         [unknown.code, unknown.out.trim()],
-        [1, 'asm end: no session has an id that is or begins with "zzzz"; ./asm sessions --all lists them'],
+        [1, 'asm end: no session has an id that is or begins with "zzzz"; asm sessions --all lists them'],
       );
     } finally {
       await server.close();

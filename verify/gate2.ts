@@ -18,23 +18,13 @@ import { findOnPath } from "../lib/config/mod.ts";
 import { oneShotArgv } from "../lib/launch/mod.ts";
 import { launchRow } from "../lib/ledger/mod.ts";
 import type { Check } from "./gate.ts";
-import { type LiveWorld, liveWorld, running, testedAgents } from "./live_world.ts";
+import { type LiveWorld, liveWorld, running, testedAgents, transcriptHolds } from "./live_world.ts";
 import { launchToLiveVerdict } from "./launch_to_live.ts";
 
 async function launch(w: LiveWorld, agent: AgentConfig, body: Record<string, unknown>, path = "/api/launch") {
   const res = await w.post(path, { agent: agent.name, folder: w.folder, bypass_hook_trust: true, ...body });
   assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
   return { token: String(res.body.token), windowId: String(res.body.window_id) };
-}
-
-function transcriptHolds(path: string | null, text: string): boolean {
-  if (path === null) return false;
-  try {
-    return Deno.readTextFileSync(path).includes(text);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
 }
 
 /** The earliest SessionStart of `agent` in the world's inbox whose hook ran at `since` or later (epoch ms). */

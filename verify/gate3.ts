@@ -19,7 +19,7 @@ import type { AgentConfig } from "../lib/agents/mod.ts";
 import type { CardView, SprintPayload } from "../lib/reconcile/mod.ts";
 import { snapshot } from "../lib/procs/mod.ts";
 import type { Check } from "./gate.ts";
-import { type LiveSession, type LiveWorld, liveWorld, testedAgents } from "./live_world.ts";
+import { type LiveSession, type LiveWorld, liveWorld, testedAgents, transcriptHolds } from "./live_world.ts";
 
 /** The project tag of the gate's cards, and the folder the world maps it to (config.toml's `[board] folders`). */
 const PROJECT = "gate";
@@ -187,6 +187,15 @@ async function workSteps(
   assert.equal(done.status, 409, `DONE while open: ${JSON.stringify(done.body)}`);
   assert.match(String(done.body.error), /still open; END it first/);
   assert.equal((await cardNow(w, id))?.list, "process", "a refused DONE moved nothing");
+
+  // the card's prompt reached the agent's own transcript before the window goes: a session killed before its
+  // first turn has nothing on disk to resume (RESUME then refuses, rightly), and no person closes a window that fast
+  step.now = "the first turn";
+  await w.until(() => {
+    w.drain();
+    const path = w.server.ledger.session(live.asmId)?.transcript_path ?? null;
+    return transcriptHolds(path, `asm gate3 ${agent.name} first turn`) || undefined;
+  }, `${agent.display}'s first turn in its transcript`);
 
   step.now = "the first kill";
   await killWindow(w, started.windowId);

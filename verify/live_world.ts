@@ -83,7 +83,7 @@ export interface LiveWorld {
   /** A POST to the server with the install token. */
   post(path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Runs a raw tmux command on the world's tmux server. */
-  tmux(args: string[]): Promise<{ ok: boolean; out: string }>;
+  tmux(args: string[]): Promise<{ ok: boolean; out: string; err: string }>;
   /** How many tmux windows the world's server has. */
   windows(): Promise<number>;
   /** Drains the inbox until it is empty. */
@@ -207,7 +207,8 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
       stdout: "piped",
       stderr: "piped",
     }).output();
-    return { ok: out.success, out: new TextDecoder().decode(out.stdout) };
+    const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+    return { ok: out.success, out: decode(out.stdout), err: decode(out.stderr).trim() };
   };
   const close = async () => {
     // every process the world's windows started: the agents may still write into the homes as they exit
@@ -399,7 +400,7 @@ interface InteractiveWorld {
   env: Record<string, string>;
   folder: string;
   installed: InstallResult[];
-  tmux(args: string[]): Promise<{ ok: boolean; out: string }>;
+  tmux(args: string[]): Promise<{ ok: boolean; out: string; err: string }>;
 }
 
 async function startInteractive(
@@ -423,28 +424,37 @@ async function startInteractive(
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   // a tmux session of its own (the server's launches use theirs); several arguments: tmux runs them directly,
   // no shell, so the prompt needs no quoting
-  const started = await tmux([
-    "new-session",
-    "-d",
-    "-P",
-    "-F",
-    "#{window_id}",
-    "-s",
-    `interactive-${agentName}-${crypto.randomUUID().slice(0, 8)}`,
-    "-x",
-    "200",
-    "-y",
-    "50",
-    "-c",
-    folder,
-    "--",
-    "env",
-    "-i",
-    ...envArgs,
-    agent.command,
-    ...options.argv(options.prompt),
-  ]);
-  assert.ok(started.ok, `tmux could not start ${agentName}`);
+  const newSession = () =>
+    tmux([
+      "new-session",
+      "-d",
+      "-P",
+      "-F",
+      "#{window_id}",
+      "-s",
+      `interactive-${agentName}-${crypto.randomUUID().slice(0, 8)}`,
+      "-x",
+      "200",
+      "-y",
+      "50",
+      "-c",
+      folder,
+      "--",
+      "env",
+      "-i",
+      ...envArgs,
+      agent.command,
+      ...options.argv(options.prompt),
+    ]);
+  // the window of an earlier start, closed a moment ago, may have been the server's last: tmux then tears the
+  // whole server down, and a session asked for meanwhile fails ("server exited unexpectedly"); asm's own host
+  // opens again in that case (lib/launch/tmux.ts), and so does this
+  let started = await newSession();
+  for (let i = 0; i < 5 && !started.ok; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    started = await newSession();
+  }
+  assert.ok(started.ok, `tmux could not start ${agentName}: ${started.err}`);
   const windowId = started.out.trim();
 
   const failures = new Map<string, number>();
@@ -643,4 +653,15 @@ export function registerSideBySide(gate: string, title: string, checks: () => Ch
       }
     },
   });
+}
+
+/** The transcript at `path` holds `text` (false while there is no path or no file yet). */
+export function transcriptHolds(path: string | null, text: string): boolean {
+  if (path === null) return false;
+  try {
+    return Deno.readTextFileSync(path).includes(text);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
 }

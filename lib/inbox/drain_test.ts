@@ -187,7 +187,7 @@ Deno.test("kill -9 of a drain midway loses no event and applies none twice", asy
   const env = { ...Deno.env.toObject(), ASM_HOME: home };
   const main = new URL("../../main.ts", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", main, "drain"],
+    args: ["run", "-A", "--node-modules-dir=manual", main, "drain"],
     env,
     stdout: "null",
     stderr: "null",
@@ -210,7 +210,10 @@ Deno.test("kill -9 of a drain midway loses no event and applies none twice", asy
   await child.status;
   const left = [...Deno.readDirSync(join(home, "inbox"))].length;
   assert.equal(left > 0 && left < total, true, `the kill landed mid-drain (left ${left} of ${total})`);
-  const again = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", main, "drain"], env }).output();
+  const again = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--node-modules-dir=manual", main, "drain"],
+    env,
+  }).output();
   assert.equal(again.code, 0, new TextDecoder().decode(again.stderr));
   const ledger = Ledger.open(join(home, "ledger.sqlite"));
   assert.equal(ledger.counts().events, total);

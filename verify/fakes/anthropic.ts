@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Decision, ReplyBook, Turn } from "./replies.ts";
+import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, type Turn } from "./replies.ts";
 import { encodeSse, sseResponse } from "./sse.ts";
 import { type FakeCall, jsonResponse, pause } from "./server.ts";
 
@@ -96,6 +96,7 @@ export function anthropicTurn(body: MessagesBody): Turn {
     toolOutput: result ? textOf(result.content) : null,
     tools,
     shellTool: tools.includes("Bash") ? "Bash" : null,
+    skillCall: tools.includes("Skill") ? { name: "Skill", input: { skill: SKILL_PLACEHOLDER } } : null,
   };
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Decision, ReplyBook, Turn } from "./replies.ts";
+import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, type Turn } from "./replies.ts";
 import { encodeSse, sseResponse } from "./sse.ts";
 import { type FakeCall, jsonResponse, pause } from "./server.ts";
 
@@ -111,6 +111,10 @@ export function geminiTurn(body: GenerateBody): Turn {
       : null,
     tools,
     shellTool: tools.includes("run_shell_command") ? "run_shell_command" : null,
+    // the CLI's own skill tool (offered headless only with --yolo: a user skill needs a confirmation)
+    skillCall: tools.includes("activate_skill")
+      ? { name: "activate_skill", input: { name: SKILL_PLACEHOLDER } }
+      : null,
   };
 }
 

@@ -9,7 +9,8 @@
  * ```
  *
  * Prompt triggers (see replies.ts): `SLOW:<ms>`, `USE_TOOL` (the agent's shell tool once, then text),
- * `FAIL_HTTP:<code>`; otherwise `Mock reply #N: <excerpt>`.
+ * `USE_SKILL <name>` (the agent's own way to run that skill once, then text), `FAIL_HTTP:<code>`; otherwise
+ * `Mock reply #N: <excerpt>`.
  *
  * What each real agent needs against its fake (verified by hand with the pinned versions):
  *
@@ -23,6 +24,8 @@
  * - It only calls `POST /v1/messages?beta=true` (always streamed). `result` is the mock text.
  * - `USE_TOOL` runs Bash `echo mock-tool-ran`; Claude approves that read-only command even without
  *   `--allowedTools Bash`, but a rule's own command (`touch x`) needs the flag.
+ * - `USE_SKILL <name>` calls the `Skill` tool; Claude loads `~/.claude/skills/<name>/SKILL.md` and writes its
+ *   "Base directory for this skill" marker.
  * - `FAIL_HTTP:429`/`5xx`: one request, rc 1, `is_error:true`, `api_error_status`, because the fake sends
  *   `x-should-retry: false` (without it Claude retries with backoff for minutes). `FAIL_HTTP:400`: Claude
  *   fires about six quick variants of the request, then rc 1, still about 1 s.
@@ -47,6 +50,8 @@
  *   metadata (all harmless).
  * - `USE_TOOL` runs `exec_command` in the default read-only sandbox, no flag needed; the answer quotes its
  *   output.
+ * - `USE_SKILL <name>` reads `$CODEX_HOME/skills/<name>/SKILL.md` with `exec_command` (Codex has no skill tool;
+ *   that read is no skill marker). The skill body Codex loads for a `$name` in the prompt is not a user text.
  * - Every rollout `token_count` carries `rate_limits` (primary 12.5 % / 300 min, secondary 40 % / 10080 min,
  *   `resets_at` in absolute epoch seconds) copied from the `x-codex-*` headers. `FAIL_HTTP:429` is not
  *   retried.
@@ -66,7 +71,7 @@
  * - Each turn is two requests: the model router (`generateContent`, JSON mode, answered with
  *   {@link ROUTER_REPLY} and no reply number) and the turn (`streamGenerateContent?alt=sse`).
  * - `USE_TOOL` needs `--yolo`: headless Gemini does not offer `run_shell_command` otherwise (the fake then
- *   answers text).
+ *   answers text). So does `USE_SKILL <name>`, which calls `activate_skill` (`~/.gemini/skills/<name>/SKILL.md`).
  * - `maxAttempts: 1` makes `FAIL_HTTP:429`/`5xx` one request and rc 1 in about 7 s; the default retries with
  *   backoff for over a minute. Every API error writes `gemini-client-error-*.json` into the OS temp folder,
  *   hence `TMPDIR`.

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Decision, ReplyBook, Turn } from "./replies.ts";
+import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, type Turn } from "./replies.ts";
 import { encodeSse, sseResponse } from "./sse.ts";
 import { type FakeCall, jsonResponse, pause } from "./server.ts";
 
@@ -30,9 +30,15 @@ export interface ResponsesBody {
 /** Shell tools Codex has offered across versions, preferred first. */
 const SHELL_TOOLS = ["exec_command", "shell_command", "shell", "local_shell"];
 
-/** Context Codex sends as user messages; none of it was typed. */
+/** Context Codex sends as user messages (`<skill>`: a skill's body it loaded); none of it was typed. */
 const INJECTED =
-  /^\s*(<environment_context|<user_instructions|<permissions|<INSTRUCTIONS|<skills|# AGENTS\.md)/;
+  /^\s*(<environment_context|<user_instructions|<permissions|<INSTRUCTIONS|<skills|<skill>|# AGENTS\.md)/;
+
+/**
+ * How Codex's model uses a skill: its skills instructions tell it to open the skill's SKILL.md with its shell tool
+ * (Codex has no skill tool), which is what this command does.
+ */
+export const SKILL_READ_COMMAND = `cat "\${CODEX_HOME:-$HOME/.codex}/skills/${SKILL_PLACEHOLDER}/SKILL.md"`;
 
 /** Rate-limit headers as the real service sends them; `reset-at` is absolute epoch seconds. */
 export function codexRateLimitHeaders(now: Date): Record<string, string> {
@@ -112,13 +118,17 @@ export function openaiTurn(body: ResponsesBody): Turn {
   const tools = (body.tools ?? []).map((t) => t.name ?? t.type).filter((n): n is string =>
     typeof n === "string"
   );
+  const shellTool = SHELL_TOOLS.find((name) => tools.includes(name)) ?? null;
   return {
     userTexts,
     toolOutput: output
       ? (typeof output.output === "string" ? output.output : JSON.stringify(output.output))
       : null,
     tools,
-    shellTool: SHELL_TOOLS.find((name) => tools.includes(name)) ?? null,
+    shellTool,
+    skillCall: shellTool === null
+      ? null
+      : { name: shellTool, input: shellInput(shellTool, SKILL_READ_COMMAND) },
   };
 }
 

@@ -127,3 +127,21 @@ Deno.test("a script rule wins, and GET /v1/models lists the mock model", async (
     await fake.close();
   }
 });
+
+Deno.test("USE_SKILL reads the skill's SKILL.md with the shell tool; the <skill> body Codex loads is not a user text", async () => {
+  const fake = await startFake("openai");
+  try {
+    const skill = userMessage("<skill>\n<name>wrapup</name>\n</skill>");
+    const got = await readStream(
+      await post(fake, { input: [CONTEXT, userMessage("USE_SKILL wrapup"), skill] }),
+    );
+    assert.equal(got.done.name, "exec_command");
+    assert.deepEqual(JSON.parse(got.done.arguments), {
+      cmd: 'cat "${CODEX_HOME:-$HOME/.codex}/skills/wrapup/SKILL.md"',
+      yield_time_ms: 2000,
+    });
+    assert.deepEqual(fake.userTexts(), ["USE_SKILL wrapup"]);
+  } finally {
+    await fake.close();
+  }
+});

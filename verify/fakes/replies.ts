@@ -11,7 +11,8 @@
  *    retryable, for the first n requests carrying that text (an overloaded API the agent retries), then on;
  * 3. a tool already ran after the last user text: text quoting its output;
  * 4. `USE_TOOL` in the last user text: the agent's shell tool, once;
- * 5. the default text `Mock reply #N: <excerpt>`.
+ * 5. `USE_SKILL <name>` in the last user text: the agent's own way to run that skill ({@link Turn.skillCall}), once;
+ * 6. the default text `Mock reply #N: <excerpt>`.
  * `SLOW:<ms>` in the last user text delays whichever reply is chosen.
  *
  * @module
@@ -44,7 +45,15 @@ export interface Turn {
   tools: string[];
   /** The offered tool that runs shell commands, or null when the request offers none. */
   shellTool: string | null;
+  /**
+   * How the agent's model runs a skill, when the request offers a way: the tool to call and its input, where
+   * {@link SKILL_PLACEHOLDER} in a string stands for the skill's name. Absent or null: `USE_SKILL` answers text.
+   */
+  skillCall?: { name: string; input: Record<string, unknown> } | null;
 }
+
+/** What stands for the skill's name in {@link Turn.skillCall}'s input. */
+export const SKILL_PLACEHOLDER = "{skill}";
 
 /** What to answer. `delayMs` is the total wait before answering; `numbered` marks a default reply. */
 export type Decision =
@@ -180,7 +189,23 @@ export function decideReply(turn: Turn, rules: CompiledRule[], n: number, failed
   if (/USE_TOOL/.test(last) && toolAllowed(turn.shellTool)) {
     return { kind: "tool", name: turn.shellTool, input: null, command: MOCK_SHELL_COMMAND, delayMs: slowMs };
   }
+  const skill = /USE_SKILL\s+([\w.-]+)/.exec(last)?.[1];
+  const call = turn.skillCall ?? null;
+  if (skill !== undefined && call !== null && toolAllowed(call.name)) {
+    const input = withSkill(call.input, skill) as Record<string, unknown>;
+    return { kind: "tool", name: call.name, input, command: MOCK_SHELL_COMMAND, delayMs: slowMs };
+  }
   return { kind: "text", text: `Mock reply #${n}: ${excerpt(last)}`, delayMs: slowMs, numbered: true };
+}
+
+/** `value` with the skill's name put in for {@link SKILL_PLACEHOLDER} in every string it holds. */
+function withSkill(value: unknown, skill: string): unknown {
+  if (typeof value === "string") return value.split(SKILL_PLACEHOLDER).join(skill);
+  if (Array.isArray(value)) return value.map((v) => withSkill(v, skill));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withSkill(v, skill)]));
+  }
+  return value;
 }
 
 /**

@@ -7,11 +7,18 @@ import {
   excerpt,
   MOCK_SHELL_COMMAND,
   type ReplyRule,
+  SKILL_PLACEHOLDER,
   type Turn,
 } from "./replies.ts";
 
 function turn(last: string, more: Partial<Turn> = {}): Turn {
-  return { userTexts: [last], toolOutput: null, tools: ["Bash", "Read"], shellTool: "Bash", ...more };
+  return {
+    userTexts: [last],
+    toolOutput: null,
+    tools: ["Bash", "Read", "Skill"],
+    shellTool: "Bash",
+    ...more,
+  };
 }
 
 const rules: ReplyRule[] = [
@@ -20,6 +27,9 @@ const rules: ReplyRule[] = [
   { match: "teapot", reply: { status: 418, message: "short and stout" } },
   { match: "read it", reply: { tool: { name: "Read", input: { file_path: "/etc/hostname" } } } },
 ];
+
+/** A skill tool as the Anthropic fake offers it, with a nested placeholder to show every string is filled. */
+const SKILL_TOOL = { name: "Skill", input: { skill: SKILL_PLACEHOLDER, args: [SKILL_PLACEHOLDER] } };
 
 const table: { situation: string; turn: Turn; want: Decision }[] = [
   {
@@ -92,6 +102,37 @@ const table: { situation: string; turn: Turn; want: Decision }[] = [
     situation: "SLOW delays whatever reply is chosen, rules included",
     turn: turn("SLOW:250 deploy"),
     want: { kind: "tool", name: "Bash", input: null, command: "touch deployed", delayMs: 255 },
+  },
+  {
+    situation: "USE_SKILL calls the agent's skill tool with the name put in",
+    turn: turn("USE_SKILL wrap-up now", { skillCall: SKILL_TOOL }),
+    want: {
+      kind: "tool",
+      name: "Skill",
+      input: { skill: "wrap-up", args: ["wrap-up"] },
+      command: MOCK_SHELL_COMMAND,
+      delayMs: 0,
+    },
+  },
+  {
+    situation: "USE_SKILL after the skill ran answers with text quoting its output",
+    turn: turn("USE_SKILL wrap-up", { skillCall: SKILL_TOOL, toolOutput: "Launching skill: wrap-up" }),
+    want: {
+      kind: "text",
+      text: "Mock saw tool output: Launching skill: wrap-up",
+      delayMs: 0,
+      numbered: false,
+    },
+  },
+  {
+    situation: "USE_SKILL without a way to run a skill falls back to text",
+    turn: turn("USE_SKILL wrap-up"),
+    want: { kind: "text", text: "Mock reply #7: USE_SKILL wrap-up", delayMs: 0, numbered: true },
+  },
+  {
+    situation: "USE_SKILL whose skill tool the request does not offer falls back to text",
+    turn: turn("USE_SKILL wrap-up", { skillCall: SKILL_TOOL, tools: ["Bash"] }),
+    want: { kind: "text", text: "Mock reply #7: USE_SKILL wrap-up", delayMs: 0, numbered: true },
   },
   {
     situation: "an earlier USE_TOOL does not trigger a tool for a later prompt",
