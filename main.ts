@@ -5,7 +5,7 @@
  * `--help` and a refused argument stay fast and touch nothing.
  * @module
  */
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import {
   type CommandArgs,
   commandList,
@@ -18,7 +18,34 @@ import { asmHome } from "./lib/config/paths.ts";
 import type { ActionInput } from "./lib/cli/actions.ts";
 import { GATE_NAMES } from "./verify/mod.ts";
 
-const PROGRAM = "./asm";
+/** The one downloaded file (`lib/ship/build.ts`) sets ASM_FILE; a checkout runs `./asm`. */
+const FROM_FILE = Boolean(Deno.env.get("ASM_FILE"));
+const PROGRAM = FROM_FILE ? "asm" : "./asm";
+
+/** The developer's commands: the downloaded file's `asm help` leaves them out. */
+const CHECKOUT_ONLY = new Set(["test", "verify", "build", "bench"]);
+
+/** A developer's command needs the checkout (its tests, tools and source); the downloaded file says so. */
+function checkoutOnly(name: string, run: (args: CommandArgs) => Promise<number>) {
+  return (args: CommandArgs): Promise<number> => {
+    if (!FROM_FILE) return run(args);
+    console.error(
+      `asm ${name} runs from a checkout of asm (it needs the source, tests and tools the one file leaves out)`,
+    );
+    return Promise.resolve(2);
+  };
+}
+
+/** `asm --version`: the version and the commit it was built from. */
+async function versionLine(): Promise<string> {
+  const { ASM_VERSION } = await import("./lib/config/version.ts");
+  let commit = Deno.env.get("ASM_COMMIT") ?? null;
+  if (commit === null) {
+    const { commitOf } = await import("./lib/ship/build.ts");
+    commit = await commitOf(new URL(".", import.meta.url).pathname);
+  }
+  return `asm ${ASM_VERSION} (${commit})`;
+}
 
 const SESSION_ARG = {
   name: "session",
@@ -31,7 +58,9 @@ async function serve(args: CommandArgs): Promise<number> {
   const { startServer, StartRefused } = await import("./lib/server/mod.ts");
   const { ROUTES } = await import("./routes/mod.ts");
   const home = asmHome();
-  const port = args.number("port")!;
+  const { loadSettings } = await import("./lib/config/settings.ts");
+  // the flag, else config.toml's port (its default 7777)
+  const port = args.number("port") ?? loadSettings(home).settings.port;
   let server;
   try {
     server = await startServer({
@@ -53,13 +82,13 @@ async function serve(args: CommandArgs): Promise<number> {
     }
     const taken = err instanceof Deno.errors.AddrInUse;
     if (!taken && !(err instanceof Deno.errors.PermissionDenied)) throw err;
-    console.error(
-      `asm serve: ${
-        taken
-          ? await portTaken(port)
-          : `this user may not listen on port ${port} (${err.message}); choose another with --port N`
-      }`,
-    );
+    const why = taken
+      ? await portTaken(port)
+      : `this user may not listen on port ${port} (${err.message}); choose another with --port N`;
+    console.error(`asm serve: ${why}`);
+    // and one line in the log, where a server started by autostart or restart is looked for
+    const { serverLogger } = await import("./lib/server/mod.ts");
+    serverLogger(home)({ what: "serve failed to bind", port, error: why });
     return 1;
   }
   console.log(`asm is serving on ${server.url} (data folder ${home})`);
@@ -149,13 +178,22 @@ async function action(input: ActionInput, args: CommandArgs): Promise<number> {
 
 async function install(command: "install" | "uninstall", args: CommandArgs): Promise<number> {
   const { installCli } = await import("./lib/cli/install.ts");
+  if (command === "uninstall") {
+    return await installCli(command, {
+      agents: args.texts("agent"),
+      canary: false,
+      purge: args.flag("purge"),
+    });
+  }
   return await installCli(command, {
     agents: args.texts("agent"),
-    canary: command === "install" && !args.flag("no-canary"),
+    canary: !args.flag("no-canary"),
+    autostart: !args.flag("no-autostart"),
+    agentEnv: args.flag("agent-env") ? true : args.flag("no-agent-env") ? false : undefined,
   });
 }
 
-const BENCH: CommandSpec = {
+const BENCH_COMMANDS: CommandSpec = {
   name: "bench",
   summary: "benchmarks, each printing one JSON line",
   subcommands: [
@@ -230,6 +268,19 @@ const BENCH: CommandSpec = {
       },
     },
     {
+      name: "start",
+      summary:
+        "dist/asm's first and warm start to /api/health, against the checkout's ./asm serve; one JSON line",
+      options: {
+        runs: { type: "number", integer: true, min: 1, description: "rounds of each measure (default 3)" },
+      },
+      run: async (args) => {
+        const { benchStart } = await import("./bench/start.ts");
+        console.log(JSON.stringify(await benchStart({ runs: args.number("runs") })));
+        return 0;
+      },
+    },
+    {
       name: "poll",
       summary: "the poll tick and /api/live p50 with 50 live runs (sleeping processes); one JSON line",
       run: async () => {
@@ -239,6 +290,15 @@ const BENCH: CommandSpec = {
       },
     },
   ],
+};
+
+/** The benchmarks need the checkout's fakes and corpora: from the one file, each says so. */
+const BENCH: CommandSpec = {
+  ...BENCH_COMMANDS,
+  subcommands: BENCH_COMMANDS.subcommands!.map((c) => ({
+    ...c,
+    run: checkoutOnly(`bench ${c.name}`, async (args) => await c.run!(args)),
+  })),
 };
 
 /** The action verbs: they go through the running server's POST routes (`./asm help actions`). */
@@ -349,16 +409,16 @@ const ACTIONS: CommandSpec[] = [
 /** The text of `./asm help actions`. */
 function actionsHelp(): string {
   return [
-    "The actions go through the running server (./asm serve), the only writer of the ledger:",
+    "The actions go through the running server (asm serve), the only writer of the ledger:",
     "",
     ...ACTIONS.map((spec) =>
       `  ${usageLine(spec, [spec.name], { program: PROGRAM, allOptions: true })}\n      ${spec.summary}`
     ),
     "",
-    "<session> is a session's asm id, or a unique prefix of it of at least 4 characters (./asm sessions shows",
+    "<session> is a session's asm id, or a unique prefix of it of at least 4 characters (asm sessions shows",
     "each id as its shortest unique prefix); the agent's own session id, or a unique prefix of that, works too.",
     "A prefix that fits several sessions is refused with the candidates. --json prints the server's answer as",
-    "it came; a value that starts with a dash is given as --prompt=-text. ./asm <action> --help for each one.",
+    "it came; a value that starts with a dash is given as --prompt=-text. asm <action> --help for each one.",
   ].join("\n");
 }
 
@@ -373,9 +433,8 @@ export const TABLE: CommandSpec[] = [
         integer: true,
         min: 0,
         max: 65535,
-        default: 7777,
         placeholder: "PORT",
-        description: "the port; 0 picks a free one",
+        description: "the port (default: config.toml's port, else 7777); 0 picks a free one",
       },
       testing: {
         type: "boolean",
@@ -385,6 +444,24 @@ export const TABLE: CommandSpec[] = [
       },
     },
     run: serve,
+  },
+  {
+    name: "restart",
+    summary:
+      "stop the server that owns asm's port (proven by the socket table and the lock) and start another",
+    run: async () => {
+      const { restartCli } = await import("./lib/cli/restart.ts");
+      return await restartCli();
+    },
+  },
+  {
+    name: "stop",
+    summary:
+      "stop this data folder's server (the process its lock names), through systemd when it runs as the unit",
+    run: async () => {
+      const { stopCli } = await import("./lib/cli/restart.ts");
+      return await stopCli();
+    },
   },
   {
     name: "open",
@@ -405,23 +482,23 @@ export const TABLE: CommandSpec[] = [
       description: "test files or folders (default: all of them)",
     }],
     passthrough: "deno test flags",
-    run: async (args) => {
+    run: checkoutOnly("test", async (args) => {
       const { runAllTests } = await import("./verify/run_tests.ts");
       return await runAllTests({ paths: args.rest("path"), denoArgs: args.passthrough });
-    },
+    }),
   },
   {
     name: "verify",
     summary: "run one gate and print each check",
     positionals: [{ name: "gate", description: "the gate to run", choices: GATE_NAMES }],
-    run: async (args) => {
+    run: checkoutOnly("verify", async (args) => {
       const { runGateCli } = await import("./verify/mod.ts");
       return await runGateCli(args.positional("gate")!);
-    },
+    }),
   },
   {
     name: "install",
-    summary: "add asm's hook to the agents' own hook configs (backup first; a canary checks it)",
+    summary: "hooks for every agent found (backup first; a canary checks each), autostart, then the address",
     options: {
       agent: {
         type: "string",
@@ -429,20 +506,32 @@ export const TABLE: CommandSpec[] = [
         placeholder: "NAME",
         description: "only this agent; give it again for more (default: every agent on PATH)",
       },
-      "no-canary": { type: "boolean", description: "skip the canary session after installing" },
+      "no-canary": {
+        type: "boolean",
+        description: "skip the canary (it spends one model request per agent to prove the hook works)",
+      },
+      "no-autostart": { type: "boolean", description: "do not install the systemd user unit" },
+      "agent-env": {
+        type: "boolean",
+        description:
+          "copy the agents' variables (agents.toml launch_env) for the autostarted server, no question",
+      },
+      "no-agent-env": { type: "boolean", description: "do not copy them, no question" },
     },
     run: (args) => install("install", args),
   },
   {
     name: "uninstall",
-    summary: "remove asm's hook from the agents' own hook configs",
+    summary:
+      "undo install: the agents' hook configs back, autostart off (the data folder kept unless --purge)",
     options: {
       agent: {
         type: "string",
         multiple: true,
         placeholder: "NAME",
-        description: "only this agent; give it again for more (default: all)",
+        description: "only this agent; give it again for more (default: all, and autostart too)",
       },
+      purge: { type: "boolean", description: "remove the data folder too (the ledger, the board, the logs)" },
     },
     run: (args) => install("uninstall", args),
   },
@@ -458,6 +547,17 @@ export const TABLE: CommandSpec[] = [
     run: async (args) => {
       const { healthCli } = await import("./lib/cli/recovery.ts");
       return await healthCli({ json: args.flag("json") });
+    },
+  },
+  {
+    name: "doctor",
+    summary:
+      "what asm found (agents, hooks, autostart, server, logs), each finding with its fix; exit 1 when " +
+      "anything is broken",
+    options: { json: { type: "boolean", description: "print the findings as JSON" } },
+    run: async (args) => {
+      const { doctorCli } = await import("./lib/cli/doctor.ts");
+      return await doctorCli({ json: args.flag("json") });
     },
   },
   {
@@ -491,6 +591,19 @@ export const TABLE: CommandSpec[] = [
   },
   BENCH,
   {
+    name: "build",
+    summary: "write dist/asm: one file (the pinned Deno, the source, node_modules) that runs with sh and tar",
+    options: {
+      out: { type: "string", placeholder: "FILE", description: "where to write it (default dist/asm)" },
+    },
+    run: checkoutOnly("build", async (args) => {
+      const { buildDist } = await import("./lib/ship/build.ts");
+      const out = args.text("out");
+      await buildDist({ out: out ? resolve(Deno.env.get("ASM_CALLER_CWD") ?? Deno.cwd(), out) : undefined });
+      return 0;
+    }),
+  },
+  {
     name: "help",
     summary: "this list, or one command's help (./asm help actions: the action arguments)",
     positionals: [{
@@ -515,7 +628,8 @@ export function overview(): string {
   return [
     "asm: the AI Session Manager",
     "",
-    ...commandList(TABLE).map((line) => `  ${PROGRAM} ${line.trimStart()}`),
+    ...commandList(TABLE.filter((spec) => !(FROM_FILE && CHECKOUT_ONLY.has(spec.name))))
+      .map((line) => `  ${PROGRAM} ${line.trimStart()}`),
     "",
     `${PROGRAM} help <command> (or ${PROGRAM} <command> --help) for its options; ${PROGRAM} help actions for the ` +
     "action arguments.",
@@ -524,6 +638,10 @@ export function overview(): string {
 }
 
 if (import.meta.main) {
+  if (Deno.args.length === 1 && Deno.args[0] === "--version") {
+    console.log(await versionLine());
+    Deno.exit(0);
+  }
   try {
     Deno.exit(
       await runCommandLine(TABLE, Deno.args, { name: "asm", program: PROGRAM, overview: overview() }),
