@@ -21,7 +21,7 @@ import {
 } from "./detail.ts";
 
 /** The most one call reads of one file: a burst of output arrives over a few calls, never as one huge read. */
-const MAX_GROWTH_BYTES = 4 * 1024 * 1024;
+const MAX_GROWTH_BYTES = 1024 * 1024;
 
 /** What one call found. */
 export interface FollowStep {
