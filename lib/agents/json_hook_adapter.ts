@@ -53,7 +53,7 @@ export function planNotes(plan: Extract<JsonHookPlan, { kind: "write" }>, path: 
 /** Builds the adapter from the spec. */
 export function jsonHookAdapter(spec: JsonHookSpec): HookConfigAdapter {
   return {
-    configPath: spec.configPath,
+    configFiles: (env) => [spec.configPath(env)],
     install(options: HookInstallOptions): InstallResult {
       const agent = options.agent.name;
       const problem = wrapperPathProblem(options.wrapper);

@@ -140,8 +140,8 @@ export interface HookInstallOptions {
 
 /** One agent family's own hook config editing (`lib/agents/<adapter>/hook_config.ts`). */
 export interface HookConfigAdapter {
-  /** The main config file the hooks go into. */
-  configPath(env: Env): string;
+  /** Every file {@link install} may write (the cutover backs each up first and its rollback restores them). */
+  configFiles(env: Env): string[];
   /** Additive and reversible: backs the file up first, keeps every other hook and setting. */
   install(options: HookInstallOptions): InstallResult;
   /** Restores the backup when the file is unchanged since the install, else removes only asm's entries. */

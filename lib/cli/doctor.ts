@@ -11,7 +11,7 @@ import { errorText } from "../lang/mod.ts";
 import { type CliOutput, consoleOutput } from "./history.ts";
 
 /** The running server's health through its API (the lock named it alive; it must also answer). */
-function askServer(asmHome: string): HealthSource {
+export function askServer(asmHome: string): HealthSource {
   return async () => {
     const server = runningServer(asmHome);
     if (server === null) {

@@ -68,6 +68,16 @@ export interface RestartOptions {
   /** How long to wait for the old server to stop and the new one to answer (ms). */
   waitMs?: number;
   say?: (line: string) => void;
+  /** Where a refusal or failure goes (default: stderr). */
+  error?: (line: string) => void;
+  /**
+   * How the new server starts: "same" (the default) as the old one ran (its unit, or detached in its mode);
+   * "unit" through `systemctl --user start asm.service`; "config" detached in config.toml's mode; "testing"
+   * detached with `--testing`.
+   */
+  startWith?: "same" | "unit" | "config" | "testing";
+  /** The port when no server runs (default: config.toml's). */
+  port?: number;
 }
 
 /** The environment as a child takes it (unset names dropped). */
@@ -133,6 +143,7 @@ async function stopped(holder: LockHolder, waitMs: number): Promise<boolean> {
 export async function stopCli(options: RestartOptions = {}): Promise<number> {
   const env = options.env ?? Deno.env.toObject();
   const say = options.say ?? ((line: string) => console.log(line));
+  const error = options.error ?? ((line: string) => error(line));
   const waitMs = options.waitMs ?? 30_000;
   const home = defaultAsmHome(env);
   const holder = currentHolder(home);
@@ -141,7 +152,7 @@ export async function stopCli(options: RestartOptions = {}): Promise<number> {
     return 0;
   }
   if (holder.mode !== "serve") {
-    console.error(
+    error(
       `asm stop: asm ${holder.mode} (pid ${holder.pid}) holds ${home} and ends by itself; asm stop stops only ` +
         "its server",
     );
@@ -151,12 +162,12 @@ export async function stopCli(options: RestartOptions = {}): Promise<number> {
   if (inAsmUnit(holder.pid)) {
     const out = await systemctlOf(childEnv(env), { timeoutMs: waitMs }).run(["stop", UNIT_NAME]);
     if (!out.ok) {
-      console.error(`asm stop: systemctl --user stop ${UNIT_NAME} failed: ${out.text}`);
+      error(`asm stop: systemctl --user stop ${UNIT_NAME} failed: ${out.text}`);
       return 1;
     }
   }
   if (!await stopped(holder, waitMs)) {
-    console.error(
+    error(
       `asm stop: the server (pid ${holder.pid}) did not stop within ${waitMs / 1000} s of SIGTERM`,
     );
     return 1;
@@ -169,21 +180,24 @@ export async function stopCli(options: RestartOptions = {}): Promise<number> {
 export async function restartCli(options: RestartOptions = {}): Promise<number> {
   const env = options.env ?? Deno.env.toObject();
   const say = options.say ?? ((line: string) => console.log(line));
+  const error = options.error ?? ((line: string) => console.error(line));
   const waitMs = options.waitMs ?? 30_000;
+  const startWith = options.startWith ?? "same";
   const home = defaultAsmHome(env);
   const before = currentHolder(home);
-  const port = before?.port ?? loadSettings(home).settings.port;
+  const port = before?.port ?? options.port ?? loadSettings(home).settings.port;
   const listener = listenerOn(port);
   const plan = planRestart({ port, holder: before, owners: listener ? pidsHolding(listener.inode) : null });
   if (plan.kind === "refuse") {
-    console.error(`asm restart: ${plan.why}`);
+    error(`asm restart: ${plan.why}`);
     return 1;
   }
-  const unit = plan.kind === "stop-then-start" && inAsmUnit(plan.pid);
+  const unit = startWith === "unit" ||
+    (startWith === "same" && plan.kind === "stop-then-start" && inAsmUnit(plan.pid));
   if (plan.kind === "stop-then-start") {
     const old = before!;
     if (!await stopped(old, waitMs)) {
-      console.error(
+      error(
         `asm restart: the server (pid ${old.pid}) did not stop within ${waitMs / 1000} s of SIGTERM; ` +
           "nothing was started",
       );
@@ -194,11 +208,12 @@ export async function restartCli(options: RestartOptions = {}): Promise<number> 
   if (unit) {
     const out = await systemctlOf(childEnv(env), { timeoutMs: waitMs }).run(["start", UNIT_NAME]);
     if (!out.ok) {
-      console.error(`asm restart: systemctl --user start ${UNIT_NAME} failed: ${out.text}`);
+      error(`asm restart: systemctl --user start ${UNIT_NAME} failed: ${out.text}`);
       return 1;
     }
   } else {
-    await startDetached({ env, home, port, testing: before?.board_mode === "testing" });
+    const testing = startWith === "testing" || (startWith === "same" && before?.board_mode === "testing");
+    await startDetached({ env, home, port, testing });
   }
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
@@ -222,7 +237,7 @@ export async function restartCli(options: RestartOptions = {}): Promise<number> 
     }
     await sleep(150);
   }
-  console.error(
+  error(
     `asm restart: no server answered on port ${port} within ${waitMs / 1000} s; its output is in ` +
       `${join(home, "serve.out")} and its log in ${join(home, "server.log")}`,
   );

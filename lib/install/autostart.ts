@@ -268,6 +268,8 @@ export interface AutostartOptions {
   /** Copy the agents' variables into the EnvironmentFile (the person said yes). */
   copyAgentEnv: boolean;
   systemctl?: Systemctl;
+  /** Start the unit now as well as at login (default true; the cutover starts it itself, after the mode). */
+  startNow?: boolean;
 }
 
 /** Writes the EnvironmentFile (with consent) and the unit, and enables it where a user manager runs. */
@@ -312,7 +314,9 @@ export async function installAutostart(options: AutostartOptions): Promise<Autos
     );
     return { lines, attention: true, enabled: false };
   }
-  for (const args of [["daemon-reload"], ["enable", "--now", UNIT_NAME]]) {
+  const startNow = options.startNow ?? true;
+  const enable = startNow ? ["enable", "--now", UNIT_NAME] : ["enable", UNIT_NAME];
+  for (const args of [["daemon-reload"], enable]) {
     const r = await systemctl.run(args);
     if (!r.ok) {
       lines.push(`  systemctl --user ${args.join(" ")} failed: ${r.text}`);
@@ -320,8 +324,10 @@ export async function installAutostart(options: AutostartOptions): Promise<Autos
     }
   }
   // a unit already running an older asm takes the new one only when restarted
-  if (changed) await systemctl.run(["try-restart", UNIT_NAME]);
-  lines.push(`  enabled: asm starts at login and now (systemctl --user status ${UNIT_NAME})`);
+  if (changed && startNow) await systemctl.run(["try-restart", UNIT_NAME]);
+  lines.push(
+    `  enabled: asm starts at login${startNow ? " and now" : ""} (systemctl --user status ${UNIT_NAME})`,
+  );
   return { lines, attention, enabled: true };
 }
 

@@ -61,12 +61,14 @@ export {
   type SprintPayload,
   sprintView,
 } from "./view.ts";
-export { BoardRuntime, type BoardRuntimeOptions } from "./runtime.ts";
+export { BoardRuntime, type BoardRuntimeOptions, configuredOutliner } from "./runtime.ts";
 export {
+  addRealLists,
   configuredBoard,
   parseRealLists,
   readRealLists,
   REAL_LISTS_FILE,
   type RealList,
   realListRefusal,
+  removeRealLists,
 } from "./real_lists.ts";

@@ -161,3 +161,36 @@ export function realListRefusal(
     board.backend === "markdown" ? board.location : `list ${comparable(real)}`
   } is one of the real lists (${REAL_LISTS_FILE}); ${fix}, or run in live mode`;
 }
+
+/**
+ * Adds real lists to a data folder's own guard file (written whole, 0600, by rename): the cutover's step 4.
+ * Returns the entries it added (an entry already there is not added twice). Throws with a sentence when the file
+ * there cannot be used (the guard is never silently replaced).
+ */
+export function addRealLists(asmHome: string, lists: readonly RealList[]): RealList[] {
+  const written = readGuardFile(asmHome);
+  if (!Array.isArray(written)) throw new Error(written.problem);
+  const added = lists.filter((l) =>
+    !written.some((w) => w.backend === l.backend && comparable(w) === comparable(l))
+  );
+  if (added.length > 0) writeGuardFile(asmHome, [...written, ...added]);
+  return added;
+}
+
+/** Takes entries out of a data folder's own guard file (the rollback's undo of {@link addRealLists}). */
+export function removeRealLists(asmHome: string, lists: readonly RealList[]): void {
+  const written = readGuardFile(asmHome);
+  if (!Array.isArray(written)) throw new Error(written.problem);
+  writeGuardFile(
+    asmHome,
+    written.filter((w) => !lists.some((l) => l.backend === w.backend && l.location === w.location)),
+  );
+}
+
+function writeGuardFile(asmHome: string, lists: RealList[]): void {
+  const path = join(asmHome, REAL_LISTS_FILE);
+  const partial = `${path}.partial-${Deno.pid}`;
+  Deno.writeTextFileSync(partial, JSON.stringify({ v: 1, lists }, null, 2) + "\n", { mode: 0o600 });
+  Deno.chmodSync(partial, 0o600);
+  Deno.renameSync(partial, path);
+}

@@ -68,7 +68,7 @@ export interface BoardRuntimeOptions {
 }
 
 /** The outliner config.toml's `[board]` names, or why there is none (a sentence). */
-function configuredOutliner(asmHome: string, mode: Mode, board: BoardSettings): Outliner | string {
+export function configuredOutliner(asmHome: string, mode: Mode, board: BoardSettings): Outliner | string {
   switch (board.backend) {
     case "markdown":
       return markdownOutliner(boardPath(asmHome, mode, board), { lists: board.lists });

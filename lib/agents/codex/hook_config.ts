@@ -150,7 +150,7 @@ function trustState(env: Env, agent: AgentConfig): TrustState {
 
 /** The Codex hook adapter. */
 export const codexHookConfig: HookConfigAdapter = {
-  configPath: codexHooksPath,
+  configFiles: (env) => [codexHooksPath(env), codexConfigPath(env)],
   install,
   uninstall,
   isInstalled,
