@@ -536,6 +536,72 @@ export const TABLE: CommandSpec[] = [
     run: (args) => install("uninstall", args),
   },
   {
+    name: "cutover",
+    summary:
+      "from a testing setup to live: a pre-flight, then 8 numbered steps, each journaled (asm rollback undoes them)",
+    options: {
+      "dry-run": {
+        type: "boolean",
+        description: "print the pre-flight and what each step would change; change nothing",
+      },
+      "board-path": { type: "string", placeholder: "FILE", description: "the real board's Markdown file" },
+      "workflowy-lists": {
+        type: "string",
+        placeholder: "PLAN,PROCESS,COMPLETE",
+        description: "the real board in Workflowy: its three lists' node ids",
+      },
+      "workflowy-key-file": {
+        type: "string",
+        placeholder: "FILE",
+        description: "the file holding the Workflowy API key (with --workflowy-lists)",
+      },
+      agent: {
+        type: "string",
+        multiple: true,
+        placeholder: "NAME",
+        description: "only this agent's hooks; give it again for more (default: every agent on PATH)",
+      },
+      "no-canary": {
+        type: "boolean",
+        description:
+          "skip the canaries (each spends one model request per agent; the post-check then checks no drain)",
+      },
+      "no-autostart": {
+        type: "boolean",
+        description: "do not enable the systemd user unit (step 5 is skipped)",
+      },
+      "agent-env": { type: "boolean", description: "copy the agents' variables for the autostarted server" },
+      "no-agent-env": { type: "boolean", description: "do not copy them, no question" },
+      "skip-gates": {
+        type: "boolean",
+        description: "cut over without a green gate run recorded (the journal says so)",
+      },
+    },
+    run: async (args) => {
+      const { cutoverCli } = await import("./lib/cli/cutover.ts");
+      return await cutoverCli({
+        agents: args.texts("agent"),
+        boardPath: args.text("board-path"),
+        workflowyLists: args.text("workflowy-lists"),
+        workflowyKeyFile: args.text("workflowy-key-file"),
+        canary: !args.flag("no-canary"),
+        autostart: !args.flag("no-autostart"),
+        agentEnv: args.flag("agent-env") ? true : args.flag("no-agent-env") ? false : undefined,
+        skipGates: args.flag("skip-gates"),
+        dryRun: args.flag("dry-run"),
+      });
+    },
+  },
+  {
+    name: "rollback",
+    summary:
+      "undo the newest cutover, newest step first, each undo journaled (after a finished or a stopped one)",
+    run: async () => {
+      const { rollbackCli } = await import("./lib/cli/cutover.ts");
+      return await rollbackCli();
+    },
+  },
+  {
     name: "drain",
     summary: "drain the inbox once (refuses while a server holds the writer lock)",
     run: drain,

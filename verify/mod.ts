@@ -2,6 +2,9 @@
  * The gates: `./asm verify <gate>`.
  * @module
  */
+import { asmHome } from "../lib/config/mod.ts";
+import { recordGateRun } from "../lib/cutover/gate_runs.ts";
+import { commitOf } from "../lib/ship/build.ts";
 import { type Check, runChecks } from "./gate.ts";
 
 const GATES: Record<string, () => Promise<Check[]>> = {
@@ -16,12 +19,25 @@ const GATES: Record<string, () => Promise<Check[]>> = {
 /** The gates' names, in the order they were built (the command table offers exactly these). */
 export const GATE_NAMES: readonly string[] = Object.keys(GATES);
 
-/** `./asm verify <gate>`: runs the gate, prints one line per check, returns the exit code. */
-export async function runGateCli(name: string): Promise<number> {
+/**
+ * `./asm verify <gate>`: runs the gate, prints one line per check, records the run in the data folder's
+ * `gate-runs.jsonl` (the cutover's pre-flight reads it), returns the exit code.
+ */
+export async function runGateCli(
+  name: string,
+  env: Record<string, string> = Deno.env.toObject(),
+): Promise<number> {
   const gate = GATES[name];
   if (!gate) {
     console.error(`asm verify: there is no gate "${name}"; the gates are ${GATE_NAMES.join(", ")}`);
     return 2;
   }
-  return (await runChecks(name, await gate())) === 0 ? 0 : 1;
+  const checks = await gate();
+  const at = new Date().toISOString();
+  const failed = await runChecks(name, checks);
+  const home = asmHome(env);
+  const commit = await commitOf(new URL("..", import.meta.url).pathname);
+  recordGateRun(home, { gate: name, at, passed: checks.length - failed, failed, commit });
+  console.log(`recorded in ${home}/gate-runs.jsonl`);
+  return failed === 0 ? 0 : 1;
 }

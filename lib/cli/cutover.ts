@@ -1,0 +1,192 @@
+/**
+ * `asm cutover` and `asm rollback` as a person runs them: the real board asked for at a terminal when no flag
+ * gives it, the canaries' cost said and agreed to, and the server's restart, stop and health from this command
+ * line's own tools (`restart.ts`, `doctor.ts`), handed to `lib/cutover` as its host.
+ * @module
+ */
+import { join, resolve } from "node:path";
+import {
+  asmHome as defaultAsmHome,
+  DEFAULT_LIST_IDS,
+  type Env,
+  homeDir,
+  loadSettings,
+} from "../config/mod.ts";
+import { type BoardTarget, type CutoverHost, runCutover, runRollback } from "../cutover/mod.ts";
+import { type Systemctl, systemctlOf } from "../install/autostart.ts";
+import { currentHolder } from "../server/lock.ts";
+import { listenerOn, pidsHolding } from "../procs/mod.ts";
+import { boardLocation } from "../board/mod.ts";
+import { askServer } from "./doctor.ts";
+import { planRestart, restartCli, stopCli } from "./restart.ts";
+
+/** Options of {@link cutoverCli}. */
+export interface CutoverCliOptions {
+  agents: string[];
+  /** `--board-path`: the real board's Markdown file. */
+  boardPath?: string;
+  /** `--workflowy-lists plan,process,complete` and `--workflowy-key-file`. */
+  workflowyLists?: string;
+  workflowyKeyFile?: string;
+  canary: boolean;
+  autostart: boolean;
+  /** true / false, or undefined to ask at a terminal (no terminal: not copied). */
+  agentEnv?: boolean;
+  skipGates: boolean;
+  dryRun: boolean;
+  env?: Env;
+  systemctl?: Systemctl;
+  /** How long the post-check waits (ms). */
+  waitMs?: number;
+}
+
+/** The server's restart, stop and health, as this command line does them. */
+function hostOf(env: Env, asmHome: string): CutoverHost {
+  // ASM_MODE=testing would force the live server the cutover starts into testing mode
+  const { ASM_MODE: _mode, ...rest } = env;
+  const cliEnv = { ...rest, ASM_HOME: asmHome };
+  return {
+    async restart(options) {
+      const lines: string[] = [];
+      const code = await restartCli({
+        env: cliEnv,
+        startWith: options.startWith,
+        port: options.port,
+        say: (l) => lines.push(l),
+        error: (l) => lines.push(l),
+      });
+      return { ok: code === 0, lines };
+    },
+    async stop() {
+      const lines: string[] = [];
+      const code = await stopCli({ env: cliEnv, say: (l) => lines.push(l), error: (l) => lines.push(l) });
+      return { ok: code === 0, lines };
+    },
+    health: askServer(asmHome),
+  };
+}
+
+/**
+ * Why another server would share the board, or null: the port must be free or this data folder's own server's
+ * (proven by the socket table and the lock, as `asm restart` proves it), and the person's own data folder must
+ * not run a server of its own when this is another one.
+ */
+function secondServer(env: Env, asmHome: string): string | null {
+  const holder = currentHolder(asmHome);
+  if (holder !== null && holder.mode !== "serve") {
+    return `asm ${holder.mode} (pid ${holder.pid}) holds ${asmHome}: wait for it to finish`;
+  }
+  const port = holder?.port ?? loadSettings(asmHome).settings.port;
+  const listener = listenerOn(port);
+  const plan = planRestart({ port, holder, owners: listener ? pidsHolding(listener.inode) : null });
+  if (plan.kind === "refuse") return plan.why;
+  const own = join(homeDir(env), ".asm");
+  if (boardLocation(own) !== boardLocation(asmHome)) {
+    const other = currentHolder(own);
+    if (other !== null) {
+      return `another asm (pid ${other.pid}) runs for ${own}: two live servers would both keep a board; stop it ` +
+        `first (ASM_HOME=${own} asm stop)`;
+    }
+  }
+  return null;
+}
+
+/** The real board from the flags, or asked at a terminal; a sentence when neither gives one. */
+function boardTarget(options: CutoverCliOptions, asmHome: string): BoardTarget | string {
+  if (options.boardPath !== undefined && options.workflowyLists !== undefined) {
+    return "give the real board once: --board-path or --workflowy-lists, not both";
+  }
+  if (options.workflowyLists !== undefined) {
+    const ids = options.workflowyLists.split(",").map((s) => s.trim());
+    if (ids.length !== 3 || ids.some((id) => !/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(id))) {
+      return "--workflowy-lists takes the three lists' node ids, plan,process,complete";
+    }
+    if (!options.workflowyKeyFile) {
+      return "--workflowy-lists needs --workflowy-key-file (the file with the API key)";
+    }
+    return {
+      backend: "workflowy",
+      lists: { plan: ids[0], process: ids[1], complete: ids[2] },
+      keyFile: resolve(options.workflowyKeyFile),
+    };
+  }
+  if (options.boardPath !== undefined) {
+    if (options.boardPath.trim() === "" || options.boardPath.includes("\0")) {
+      return "--board-path needs a file";
+    }
+    return { backend: "markdown", path: resolve(options.boardPath) };
+  }
+  const fallback = join(asmHome, "board.md");
+  if (!Deno.stdin.isTerminal()) {
+    return "asm cutover needs your real board: --board-path FILE (a Markdown board), or --workflowy-lists " +
+      `PLAN,PROCESS,COMPLETE --workflowy-key-file FILE (use --board-path ${fallback} for asm's own default)`;
+  }
+  const answer = prompt(`Your real board's Markdown file [${fallback}]:`);
+  const path = answer === null || answer.trim() === "" ? fallback : answer.trim();
+  return { backend: "markdown", path: resolve(path) };
+}
+
+function askYes(question: string): boolean {
+  const answer = prompt(`${question} [Y/n]`);
+  return answer === null || !/^n(o)?$/i.test(answer.trim());
+}
+
+/** `asm cutover`: the exit code. */
+export async function cutoverCli(options: CutoverCliOptions): Promise<number> {
+  const env = options.env ?? Deno.env.toObject();
+  const asmHome = defaultAsmHome(env);
+  const board = boardTarget(options, asmHome);
+  if (typeof board === "string") {
+    console.error(`asm cutover: ${board}`);
+    return 2;
+  }
+  if (
+    board.backend === "workflowy" &&
+    Object.values(board.lists).some((id) => Object.values(DEFAULT_LIST_IDS).includes(id))
+  ) {
+    console.error(
+      "asm cutover: --workflowy-lists must name Workflowy node ids, not the Markdown board's list ids",
+    );
+    return 2;
+  }
+  let canary = options.canary;
+  if (canary && !options.dryRun) {
+    const cost =
+      "the cutover checks each agent's hooks with one small session in a scratch folder, at install " +
+      "and once more against the new server: model requests on your account";
+    if (Deno.stdin.isTerminal()) canary = askYes(`${cost}. Run them?`);
+    else console.log(`${cost} (--no-canary skips them)`);
+  }
+  const agentEnv = options.agentEnv ??
+    (options.autostart && !options.dryRun && Deno.stdin.isTerminal() &&
+      askYes("Copy the agents' variables from this shell for the autostarted server (a 0600 file)?"));
+  return await runCutover({
+    env,
+    asmHome,
+    agents: options.agents,
+    board,
+    canary,
+    autostart: options.autostart,
+    agentEnv,
+    skipGates: options.skipGates,
+    dryRun: options.dryRun,
+    systemctl: options.systemctl ?? systemctlOf(env),
+    host: hostOf(env, asmHome),
+    secondServer: () => secondServer(env, asmHome),
+    say: (line) => console.log(line),
+    waitMs: options.waitMs,
+  });
+}
+
+/** `asm rollback`: the exit code. */
+export async function rollbackCli(options: { env?: Env; systemctl?: Systemctl } = {}): Promise<number> {
+  const env = options.env ?? Deno.env.toObject();
+  const asmHome = defaultAsmHome(env);
+  return await runRollback({
+    env,
+    asmHome,
+    systemctl: options.systemctl ?? systemctlOf(env),
+    host: hostOf(env, asmHome),
+    say: (line) => console.log(line),
+  });
+}

@@ -1,0 +1,419 @@
+/**
+ * `asm cutover` and `asm rollback`: from a testing setup to the real thing in eight numbered steps, each written
+ * to the journal (with a copy of every file it may change) before it runs and marked done after; and the
+ * rollback, which undoes the newest cutover's steps newest first, each undo recorded, after a cutover that
+ * stopped at any step or one that finished. The pre-flight and the dry run change nothing.
+ * @module
+ */
+import { join } from "node:path";
+import { type AgentConfig, loadAgents, writeFileAtomic } from "../agents/mod.ts";
+import { boardPath, type Env, findOnPath, loadSettings } from "../config/mod.ts";
+import { TomlEditError, tomlString } from "../config/toml_edit.ts";
+import { doctorFindings, gatherFacts } from "../doctor/mod.ts";
+import { userManagerProblem } from "../install/autostart.ts";
+import { boardLocation } from "../board/mod.ts";
+import { configuredOutliner } from "../reconcile/mod.ts";
+import { currentHolder } from "../server/lock.ts";
+import { errorText } from "../lang/mod.ts";
+import { fileState, Journal, type StepFacts } from "./journal.ts";
+import {
+  doctorCheck,
+  fileDecision,
+  gatesCheck,
+  type PreflightCheck,
+  preflightPasses,
+  rollbackPlan,
+  standing,
+  STEP_NAMES,
+  type UndoStep,
+} from "./plan.ts";
+import { readGateRuns } from "./gate_runs.ts";
+import {
+  boardKeys,
+  boardSettingsOf,
+  type BoardTarget,
+  type CutoverContext,
+  type CutoverHost,
+  editedConfig,
+  STEPS,
+} from "./steps.ts";
+
+export { type BoardTarget, type CutoverHost } from "./steps.ts";
+export { type GateRun, STEP_NAMES } from "./plan.ts";
+export { readGateRuns, recordGateRun } from "./gate_runs.ts";
+export { Journal } from "./journal.ts";
+
+/** Options of {@link runCutover}. */
+export interface CutoverOptions {
+  /** The installing shell's environment. */
+  env: Env;
+  asmHome: string;
+  /** Agent names; empty: every agent whose command is on PATH. */
+  agents: string[];
+  board: BoardTarget;
+  canary: boolean;
+  autostart: boolean;
+  agentEnv: boolean;
+  /** Cut over without a green gate run (said in the journal). */
+  skipGates: boolean;
+  dryRun: boolean;
+  systemctl: CutoverContext["systemctl"];
+  host: CutoverHost;
+  /** Why a second server would share the board, or null (the command line's port-owner check). */
+  secondServer: () => string | null;
+  say: (line: string) => void;
+  /** How long the post-check waits (ms; default 60 s). */
+  waitMs?: number;
+}
+
+function contextOf(options: CutoverOptions): CutoverContext {
+  // ASM_MODE=testing would force every server this starts into testing mode
+  const { ASM_MODE: _mode, ...env } = options.env;
+  const shellEnv: Env = { ...env, ASM_HOME: options.asmHome };
+  const all = loadAgents({ asmHome: options.asmHome, env: shellEnv });
+  const agents: AgentConfig[] = options.agents.length
+    ? options.agents.map((name) => {
+      const agent = all.find((a) => a.name === name);
+      if (!agent) throw new Error(`unknown agent "${name}"; asm knows ${all.map((a) => a.name).join(", ")}`);
+      return agent;
+    })
+    : all.filter((a) => findOnPath(a.command, shellEnv) !== null);
+  return {
+    env: shellEnv,
+    asmHome: options.asmHome,
+    all,
+    agents,
+    board: options.board,
+    canary: options.canary,
+    autostart: options.autostart,
+    agentEnv: options.agentEnv,
+    systemctl: options.systemctl,
+    host: options.host,
+    journal: new Journal(options.asmHome),
+    waitMs: options.waitMs ?? 60_000,
+  };
+}
+
+async function boardCheck(ctx: CutoverContext): Promise<PreflightCheck> {
+  const name = "board";
+  const loaded = loadSettings(ctx.asmHome);
+  if (ctx.board.backend === "markdown") {
+    const target = boardLocation(ctx.board.path);
+    const testing = boardLocation(boardPath(ctx.asmHome, "testing", loaded.settings.board));
+    if (target === testing) {
+      return {
+        name,
+        ok: false,
+        text: `${target} is the testing board of this data folder: give the real board's file`,
+      };
+    }
+    if (fileState(target).sha256 === null && target !== boardLocation(join(ctx.asmHome, "board.md"))) {
+      return {
+        name,
+        ok: false,
+        text: `there is no board file at ${target}: give the path of your real board (or ` +
+          `${join(ctx.asmHome, "board.md")}, which asm makes when it is not there)`,
+      };
+    }
+  }
+  const outliner = configuredOutliner(ctx.asmHome, "live", boardSettingsOf(ctx));
+  if (typeof outliner === "string") return { name, ok: false, text: outliner };
+  try {
+    const read = await outliner.read({ fresh: true, create: false });
+    const counts = Object.entries(read.lists).map(([list, cards]) => `${cards.length} in ${list}`).join(", ");
+    return { name, ok: true, text: `the real board ${outliner.location} reads: ${counts}` };
+  } catch (err) {
+    return { name, ok: false, text: `the real board ${outliner.location} cannot be read: ${errorText(err)}` };
+  }
+}
+
+function configCheck(ctx: CutoverContext): PreflightCheck {
+  const loaded = loadSettings(ctx.asmHome);
+  if (loaded.refusal !== null || loaded.problem !== null) {
+    return { name: "config.toml", ok: false, text: `${loaded.refusal ?? loaded.problem}; fix it first` };
+  }
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(join(ctx.asmHome, "config.toml"));
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  try {
+    editedConfig(editedConfig(text, "board", boardKeys(ctx.board)), null, [["mode", tomlString("live")]]);
+  } catch (err) {
+    if (!(err instanceof TomlEditError)) throw err;
+    return { name: "config.toml", ok: false, text: err.message };
+  }
+  return {
+    name: "config.toml",
+    ok: true,
+    text: `${join(ctx.asmHome, "config.toml")} can take the board and the mode`,
+  };
+}
+
+/** The pre-flight: every check, in order; the cutover starts only when all pass. Changes nothing. */
+async function preflight(ctx: CutoverContext, options: CutoverOptions): Promise<PreflightCheck[]> {
+  const checks: PreflightCheck[] = [];
+  checks.push(
+    ctx.agents.length > 0
+      ? { name: "agents", ok: true, text: `hooks for ${ctx.agents.map((a) => a.display).join(", ")}` }
+      : {
+        name: "agents",
+        ok: false,
+        text: `no agent found on PATH (${ctx.all.map((a) => a.command).join(", ")}): install one first`,
+      },
+  );
+  const now = standing(ctx.journal.records());
+  checks.push(
+    now.kind === "in-place"
+      ? {
+        name: "journal",
+        ok: false,
+        text: `the cutover ${now.run} is in place (${
+          now.finished ? "finished" : `stopped at step ${now.failed ?? now.lastStep}`
+        }): run asm rollback first`,
+      }
+      : { name: "journal", ok: true, text: "no cutover in place" },
+  );
+  checks.push(configCheck(ctx));
+  checks.push(await boardCheck(ctx));
+  const second = options.secondServer();
+  checks.push(
+    second === null
+      ? {
+        name: "server",
+        ok: true,
+        text: "no second server: the port is free or held by this data folder's own",
+      }
+      : { name: "server", ok: false, text: second },
+  );
+  checks.push(
+    options.skipGates
+      ? { name: "gates", ok: true, text: "not checked (--skip-gates); the journal records that" }
+      : gatesCheck(readGateRuns(ctx.asmHome)),
+  );
+  if (ctx.autostart) {
+    const problem = await userManagerProblem(ctx.systemctl);
+    checks.push(
+      problem === null ? { name: "autostart", ok: true, text: "a systemd user manager answers" } : {
+        name: "autostart",
+        ok: false,
+        text: `${problem}: run the cutover where one runs, or --no-autostart`,
+      },
+    );
+  }
+  const facts = await gatherFacts({ env: ctx.env, asmHome: ctx.asmHome, health: ctx.host.health });
+  checks.push(doctorCheck(doctorFindings(facts)));
+  return checks;
+}
+
+/** `asm cutover`: the pre-flight, then the steps (or, with `dryRun`, what they would do). The exit code. */
+export async function runCutover(options: CutoverOptions): Promise<number> {
+  const say = options.say;
+  const ctx = contextOf(options);
+  const checks = await preflight(ctx, options);
+  say("pre-flight:");
+  for (const c of checks) say(`  ${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.text}`);
+  const passes = preflightPasses(checks);
+  if (options.dryRun) {
+    say("the steps:");
+    for (const [i, step] of STEPS.entries()) {
+      say(`  ${i + 1}. ${STEP_NAMES[i]}`);
+      for (const line of await step.preview(ctx)) say(`     ${line}`);
+    }
+    say(
+      `dry run: nothing was changed${
+        passes ? "" : "; the pre-flight does not pass yet, so asm cutover would stop before step 1"
+      }`,
+    );
+    return passes ? 0 : 1;
+  }
+  if (!passes) {
+    say("the cutover did not start (nothing was changed): fix what the pre-flight says, then run it again");
+    return 1;
+  }
+  const run = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const { journal } = ctx;
+  journal.append({
+    kind: "cutover",
+    run,
+    options: {
+      agents: ctx.agents.map((a) => a.name),
+      board: ctx.board,
+      canary: ctx.canary,
+      autostart: ctx.autostart,
+      agent_env: ctx.agentEnv,
+      skip_gates: options.skipGates,
+    },
+    preflight: checks.map((c) => `${c.name}: ${c.text}`),
+  });
+  const done = new Map<number, StepFacts>();
+  for (const [i, step] of STEPS.entries()) {
+    const n = i + 1;
+    const facts = await step.facts?.(ctx) ?? {};
+    const files = [...new Set(step.files(ctx))].map((p) => journal.keep(p));
+    const begun = journal.append({ kind: "begin", run, step: n, name: STEP_NAMES[i], files, facts });
+    say(`step ${n}/${STEPS.length}: ${STEP_NAMES[i]}`);
+    let outcome;
+    try {
+      outcome = await step.run(ctx, facts, done);
+    } catch (err) {
+      const error = errorText(err);
+      journal.append({ kind: "failed", run, step: n, error });
+      say(`  FAILED: ${error}`);
+      say(
+        `the cutover stopped at step ${n}; nothing after it ran. \`asm rollback\` undoes steps ${n} to 1, ` +
+          `newest first (the journal: ${journal.path})`,
+      );
+      return 1;
+    }
+    for (const line of outcome.lines ?? []) say(`  ${line}`);
+    say(`  done: ${outcome.detail}`);
+    const after = files.map((f) => ({ path: f.path, ...fileState(f.path) }));
+    journal.append({
+      kind: "done",
+      run,
+      step: n,
+      files: after,
+      facts: outcome.facts ?? {},
+      detail: outcome.detail,
+    });
+    done.set(n, { ...outcome.facts, begun_at: begun.at });
+  }
+  journal.append({ kind: "finished", run });
+  say(`the cutover is done: asm runs live on the real board. \`asm rollback\` undoes it, newest step first`);
+  return 0;
+}
+
+/** Options of {@link runRollback}. */
+export interface RollbackOptions {
+  env: Env;
+  asmHome: string;
+  systemctl: CutoverContext["systemctl"];
+  host: CutoverHost;
+  say: (line: string) => void;
+}
+
+/** Puts one file back as the journal kept it before the step; false when its kept copy is gone. */
+function restoreFile(journal: Journal, before: UndoStep["files"][number], lines: string[]): boolean {
+  if (before.sha256 === null) {
+    Deno.removeSync(before.path);
+    lines.push(`removed ${before.path} (the cutover made it)`);
+    return true;
+  }
+  const bytes = journal.kept(before.sha256);
+  if (bytes === null) {
+    lines.push(`left ${before.path} as it is: the copy kept before the cutover is gone`);
+    return false;
+  }
+  if (fileState(before.path).sha256 !== before.sha256) writeFileAtomic(before.path, bytes);
+  if (before.mode !== null) Deno.chmodSync(before.path, before.mode);
+  lines.push(`restored ${before.path}`);
+  return true;
+}
+
+/**
+ * Undoes one step: its first part, its files (or its own edit out of those changed since), its last part.
+ * `left` counts the files left as they are (each said in the lines).
+ */
+async function undoStep(ctx: CutoverContext, step: UndoStep): Promise<{ lines: string[]; left: number }> {
+  const spec = STEPS[step.step - 1];
+  const lines: string[] = [...(await spec.undoFirst?.(ctx, step) ?? [])];
+  const changed: string[] = [];
+  let left = 0;
+  for (const before of step.files) {
+    const decision = fileDecision(before, step.after?.get(before.path) ?? null, fileState(before.path));
+    if (decision === "restore" && !restoreFile(ctx.journal, before, lines)) left++;
+    else if (decision === "changed-since") changed.push(before.path);
+  }
+  if (changed.length > 0) {
+    const report = spec.undoChanged?.(ctx, step, changed) ?? { lines: [], undone: [] };
+    lines.push(...report.lines);
+    for (const path of changed.filter((p) => !report.undone.includes(p))) {
+      left++;
+      lines.push(
+        `left ${path} as it is: it changed after the cutover, and the step's own edit cannot be taken out`,
+      );
+    }
+  }
+  lines.push(...(await spec.undoLast?.(ctx, step) ?? []));
+  return { lines, left };
+}
+
+/**
+ * `asm rollback`: undoes the newest cutover's steps newest first, each undo recorded in the journal; then, when
+ * step 7 had stopped a server, starts it again the way it ran (after every file is back, so it reads the old
+ * settings). The exit code: 0 when everything is as it was, 1 when something was left (each said).
+ */
+export async function runRollback(options: RollbackOptions): Promise<number> {
+  const say = options.say;
+  const journal = new Journal(options.asmHome);
+  const records = journal.records();
+  const plan = rollbackPlan(records);
+  if (plan === null) {
+    const now = standing(records);
+    say(now.kind === "none" ? "no cutover to roll back" : `the cutover ${now.run} is already rolled back`);
+    return 0;
+  }
+  const opening = records.find((r) => r.kind === "cutover" && r.run === plan.run);
+  const chosen = opening?.kind === "cutover" && Array.isArray(opening.options.agents)
+    ? opening.options.agents as string[]
+    : [];
+  const board = opening?.kind === "cutover" ? opening.options.board as BoardTarget : null;
+  const ctx = contextOf({
+    env: options.env,
+    asmHome: options.asmHome,
+    agents: chosen,
+    board: board ?? { backend: "markdown", path: join(options.asmHome, "board.md") },
+    canary: false,
+    autostart: opening?.kind === "cutover" && opening.options.autostart === true,
+    agentEnv: false,
+    skipGates: true,
+    dryRun: false,
+    systemctl: options.systemctl,
+    host: options.host,
+    secondServer: () => null,
+    say,
+  });
+  say(`rolling back the cutover ${plan.run}, newest step first:`);
+  let left = 0;
+  for (const step of plan.steps) {
+    say(`undo step ${step.step}: ${step.name}`);
+    let result;
+    try {
+      result = await undoStep(ctx, step);
+    } catch (err) {
+      const error = errorText(err);
+      journal.append({ kind: "undo", run: plan.run, step: step.step, lines: [`FAILED: ${error}`] });
+      say(`  FAILED: ${error}`);
+      say("the rollback stopped there; fix that and run asm rollback again (it goes on from this step)");
+      return 1;
+    }
+    for (const line of result.lines) say(`  ${line}`);
+    if (result.lines.length === 0) say("  nothing to undo");
+    left += result.left;
+    journal.append({ kind: "undo", run: plan.run, step: step.step, lines: result.lines });
+  }
+  // the server step 7 stopped, started again as it ran, now that every setting is back
+  const lines: string[] = [];
+  const restart = records.find((r) => r.kind === "begin" && r.run === plan.run && r.step === 7);
+  const before = restart?.kind === "begin"
+    ? restart.facts.before as { port?: number; board_mode?: string } | null
+    : null;
+  if (before && currentHolder(options.asmHome) === null) {
+    const r = await options.host.restart({
+      startWith: before.board_mode === "testing" ? "testing" : "config",
+      port: before.port ?? undefined,
+    });
+    lines.push(...r.lines);
+    if (!r.ok) left++;
+    for (const line of r.lines) say(line);
+  }
+  journal.append({ kind: "rolled-back", run: plan.run, lines });
+  say(
+    left > 0
+      ? `rolled back, except ${left} thing(s) said above as left`
+      : "rolled back: every file the cutover changed is as it was, and asm runs as it did before",
+  );
+  return left > 0 ? 1 : 0;
+}
