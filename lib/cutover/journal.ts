@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { errorText, isRecord } from "../lang/mod.ts";
+import { identityOf, isSameProcess } from "../procs/mod.ts";
 
 /** A file as the journal keeps it: its content's hash (null: no file there) and its permission bits. */
 export interface FileState {
@@ -171,4 +172,49 @@ export function fileState(path: string): FileState {
     if (err instanceof Deno.errors.NotFound) return { sha256: null, mode: null };
     throw err;
   }
+}
+
+/**
+ * One cutover or rollback at a time in a data folder: `cutover/lock` holds the running one's identity (pid, start
+ * ticks, boot id). A lock whose process is gone is taken over; a live one is refused with who holds it. Returns
+ * the release, or the sentence of the refusal.
+ */
+export function takeCutoverLock(asmHome: string, what: string): (() => void) | string {
+  const folder = join(asmHome, "cutover");
+  Deno.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const path = join(folder, "lock");
+  const me = identityOf(Deno.pid);
+  const text = JSON.stringify({
+    pid: Deno.pid,
+    procStart: me?.procStart ?? null,
+    bootId: me?.bootId ?? null,
+    what,
+  });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      Deno.writeTextFileSync(path, text, { createNew: true, mode: 0o600 });
+      return () => {
+        try {
+          if (Deno.readTextFileSync(path) === text) Deno.removeSync(path);
+        } catch { /* gone already */ }
+      };
+    } catch (err) {
+      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+    }
+    let held: { pid?: number; procStart?: number; bootId?: string | null; what?: string } = {};
+    try {
+      held = JSON.parse(Deno.readTextFileSync(path));
+    } catch {
+      /* half written or unreadable: its writer is judged by the pid alone, which is unknown: stale */
+    }
+    if (
+      typeof held.pid === "number" && typeof held.procStart === "number" &&
+      isSameProcess({ pid: held.pid, procStart: held.procStart, bootId: held.bootId ?? null })
+    ) {
+      return `asm ${held.what ?? "cutover"} (pid ${held.pid}) is running on ${asmHome}: wait for it to end`;
+    }
+    // its process is gone (killed mid-step): the journal says what it did; the lock is taken over
+    Deno.removeSync(path);
+  }
+  return `${path} could not be taken`;
 }

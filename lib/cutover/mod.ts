@@ -15,7 +15,7 @@ import { boardLocation } from "../board/mod.ts";
 import { configuredOutliner } from "../reconcile/mod.ts";
 import { currentHolder } from "../server/lock.ts";
 import { errorText } from "../lang/mod.ts";
-import { fileState, Journal, type StepFacts } from "./journal.ts";
+import { fileState, Journal, type StepFacts, takeCutoverLock } from "./journal.ts";
 import {
   doctorCheck,
   fileDecision,
@@ -209,6 +209,20 @@ async function preflight(ctx: CutoverContext, options: CutoverOptions): Promise<
 
 /** `asm cutover`: the pre-flight, then the steps (or, with `dryRun`, what they would do). The exit code. */
 export async function runCutover(options: CutoverOptions): Promise<number> {
+  if (options.dryRun) return await cutover(options);
+  const release = takeCutoverLock(options.asmHome, "cutover");
+  if (typeof release === "string") {
+    options.say(release);
+    return 1;
+  }
+  try {
+    return await cutover(options);
+  } finally {
+    release();
+  }
+}
+
+async function cutover(options: CutoverOptions): Promise<number> {
   const say = options.say;
   const ctx = contextOf(options);
   const checks = await preflight(ctx, options);
@@ -346,6 +360,19 @@ async function undoStep(ctx: CutoverContext, step: UndoStep): Promise<{ lines: s
  * settings). The exit code: 0 when everything is as it was, 1 when something was left (each said).
  */
 export async function runRollback(options: RollbackOptions): Promise<number> {
+  const release = takeCutoverLock(options.asmHome, "rollback");
+  if (typeof release === "string") {
+    options.say(release);
+    return 1;
+  }
+  try {
+    return await rollback(options);
+  } finally {
+    release();
+  }
+}
+
+async function rollback(options: RollbackOptions): Promise<number> {
   const say = options.say;
   const journal = new Journal(options.asmHome);
   const records = journal.records();
