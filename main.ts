@@ -589,6 +589,7 @@ export const TABLE: CommandSpec[] = [
         agentEnv: args.flag("agent-env") ? true : args.flag("no-agent-env") ? false : undefined,
         skipGates: args.flag("skip-gates"),
         dryRun: args.flag("dry-run"),
+        gates: FROM_FILE ? [] : GATE_NAMES,
       });
     },
   },

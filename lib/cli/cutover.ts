@@ -4,13 +4,14 @@
  * line's own tools (`restart.ts`, `doctor.ts`), handed to `lib/cutover` as its host.
  * @module
  */
-import { join, resolve } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import {
   asmHome as defaultAsmHome,
   DEFAULT_LIST_IDS,
   type Env,
   homeDir,
   loadSettings,
+  repoRoot,
 } from "../config/mod.ts";
 import { type BoardTarget, type CutoverHost, runCutover, runRollback } from "../cutover/mod.ts";
 import { type Systemctl, systemctlOf } from "../install/autostart.ts";
@@ -18,6 +19,8 @@ import { currentHolder } from "../server/lock.ts";
 import { listenerOn, pidsHolding } from "../procs/mod.ts";
 import { boardLocation } from "../board/mod.ts";
 import { askServer } from "./doctor.ts";
+import { errorText } from "../lang/mod.ts";
+import { commitOf } from "../ship/build.ts";
 import { planRestart, restartCli, stopCli } from "./restart.ts";
 
 /** Options of {@link cutoverCli}. */
@@ -38,6 +41,8 @@ export interface CutoverCliOptions {
   systemctl?: Systemctl;
   /** How long the post-check waits (ms). */
   waitMs?: number;
+  /** The gates a checkout has (the pre-flight names those never run); none for the one file. */
+  gates?: readonly string[];
 }
 
 /** The server's restart, stop and health, as this command line does them. */
@@ -92,7 +97,9 @@ function secondServer(env: Env, asmHome: string): string | null {
 }
 
 /** The real board from the flags, or asked at a terminal; a sentence when neither gives one. */
-function boardTarget(options: CutoverCliOptions, asmHome: string): BoardTarget | string {
+function boardTarget(options: CutoverCliOptions, asmHome: string, env: Env): BoardTarget | string {
+  // ./asm runs from its checkout: a relative path is the caller's folder's
+  const resolve = (path: string) => resolvePath(env.ASM_CALLER_CWD || Deno.cwd(), path);
   if (options.boardPath !== undefined && options.workflowyLists !== undefined) {
     return "give the real board once: --board-path or --workflowy-lists, not both";
   }
@@ -100,6 +107,9 @@ function boardTarget(options: CutoverCliOptions, asmHome: string): BoardTarget |
     const ids = options.workflowyLists.split(",").map((s) => s.trim());
     if (ids.length !== 3 || ids.some((id) => !/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(id))) {
       return "--workflowy-lists takes the three lists' node ids, plan,process,complete";
+    }
+    if (new Set(ids.map((id) => id.toLowerCase())).size < 3) {
+      return "--workflowy-lists must name three different lists";
     }
     if (!options.workflowyKeyFile) {
       return "--workflowy-lists needs --workflowy-key-file (the file with the API key)";
@@ -126,6 +136,27 @@ function boardTarget(options: CutoverCliOptions, asmHome: string): BoardTarget |
   return { backend: "markdown", path: resolve(path) };
 }
 
+/** A line for the terminal: a control character from a path or a sentence is shown escaped, never sent as is. */
+export function terminalLine(line: string): string {
+  return line.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g,
+    (c) => c === "\n" ? "\\n" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+}
+
+const say = (line: string) => console.log(terminalLine(line));
+
+/** Runs a cutover or a rollback; what it could not do (an edited journal, a file it may not read) is one sentence. */
+async function sentenced(command: string, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (err) {
+    console.error(terminalLine(`asm ${command}: ${errorText(err)}`));
+    return 1;
+  }
+}
+
 function askYes(question: string): boolean {
   const answer = prompt(`${question} [Y/n]`);
   return answer === null || !/^n(o)?$/i.test(answer.trim());
@@ -135,9 +166,9 @@ function askYes(question: string): boolean {
 export async function cutoverCli(options: CutoverCliOptions): Promise<number> {
   const env = options.env ?? Deno.env.toObject();
   const asmHome = defaultAsmHome(env);
-  const board = boardTarget(options, asmHome);
+  const board = boardTarget(options, asmHome, env);
   if (typeof board === "string") {
-    console.error(`asm cutover: ${board}`);
+    console.error(terminalLine(`asm cutover: ${board}`));
     return 2;
   }
   if (
@@ -160,33 +191,36 @@ export async function cutoverCli(options: CutoverCliOptions): Promise<number> {
   const agentEnv = options.agentEnv ??
     (options.autostart && !options.dryRun && Deno.stdin.isTerminal() &&
       askYes("Copy the agents' variables from this shell for the autostarted server (a 0600 file)?"));
-  return await runCutover({
-    env,
-    asmHome,
-    agents: options.agents,
-    board,
-    canary,
-    autostart: options.autostart,
-    agentEnv,
-    skipGates: options.skipGates,
-    dryRun: options.dryRun,
-    systemctl: options.systemctl ?? systemctlOf(env),
-    host: hostOf(env, asmHome),
-    secondServer: () => secondServer(env, asmHome),
-    say: (line) => console.log(line),
-    waitMs: options.waitMs,
-  });
+  return await sentenced("cutover", async () =>
+    await runCutover({
+      env,
+      asmHome,
+      agents: options.agents,
+      board,
+      canary,
+      autostart: options.autostart,
+      agentEnv,
+      skipGates: options.skipGates,
+      dryRun: options.dryRun,
+      systemctl: options.systemctl ?? systemctlOf(env),
+      host: hostOf(env, asmHome),
+      secondServer: () => secondServer(env, asmHome),
+      say,
+      waitMs: options.waitMs,
+      gates: { known: options.gates ?? [], commit: env.ASM_COMMIT || await commitOf(repoRoot()) },
+    }));
 }
 
 /** `asm rollback`: the exit code. */
 export async function rollbackCli(options: { env?: Env; systemctl?: Systemctl } = {}): Promise<number> {
   const env = options.env ?? Deno.env.toObject();
   const asmHome = defaultAsmHome(env);
-  return await runRollback({
-    env,
-    asmHome,
-    systemctl: options.systemctl ?? systemctlOf(env),
-    host: hostOf(env, asmHome),
-    say: (line) => console.log(line),
-  });
+  return await sentenced("rollback", () =>
+    runRollback({
+      env,
+      asmHome,
+      systemctl: options.systemctl ?? systemctlOf(env),
+      host: hostOf(env, asmHome),
+      say,
+    }));
 }

@@ -182,7 +182,10 @@ Deno.test("asm cutover: a dry run changes nothing; a cutover failed at step 5 an
         const dry = await asm(["cutover", "--dry-run", ...flags], w.env);
         assert.equal(dry.code, 0, dry.text);
         for (let n = 1; n <= 8; n++) assert.match(dry.text, new RegExp(`^  ${n}\\. `, "m"), dry.text);
-        assert.match(dry.text, /^ {2}ok {3}gates: the last run of every gate is green \(gate0 /m);
+        assert.match(
+          dry.text,
+          /^ {2}ok {3}gates: the last run of every gate run is green \(gate0 [^)]*\); never run here: gate1-hook, /m,
+        );
         assert.match(
           dry.text,
           new RegExp(`^ {2}ok {3}board: the real board ${w.realBoard} reads: 0 in plan`, "m"),
@@ -312,6 +315,29 @@ Deno.test("asm cutover: a dry run changes nothing; a cutover failed at step 5 an
         for (const path of Object.keys(before).filter((p) => p !== config && p !== gemini)) {
           assert.equal(now[path], before[path], path);
         }
+      },
+    );
+
+    await t.step(
+      "a kept copy lost before the rollback: the step's own keys are set back, and no testing server starts on the real board",
+      async () => {
+        const before = touchable(w);
+        const cut = await asm(["cutover", "--no-canary", "--no-autostart", ...flags], w.env);
+        assert.equal(cut.code, 0, cut.text);
+        // the copy of config.toml as it was before the cutover
+        const blob = join(
+          w.asmHome,
+          "cutover",
+          "blobs",
+          before[join(w.asmHome, "config.toml")]!.split(" ")[0],
+        );
+        Deno.removeSync(blob);
+        const back = await asm(["rollback"], w.env);
+        assert.equal(back.code, 0, back.text);
+        assert.match(back.text, /the copy of .*config\.toml kept before the cutover is gone or changed/);
+        assert.deepEqual(touchable(w), before);
+        const after = await until("the testing server again", () => currentHolder(w.asmHome));
+        assert.equal(after.board_mode, "testing");
       },
     );
   } finally {

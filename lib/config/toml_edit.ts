@@ -23,7 +23,7 @@ export function tomlInlineTable(values: Record<string, string>): string {
   return `{ ${Object.entries(values).map(([k, v]) => `${k} = ${tomlString(v)}`).join(", ")} }`;
 }
 
-const HEADER = /^\s*\[\[?\s*([^\][]+?)\s*\]\]?\s*(#.*)?$/;
+const HEADER = /^\s*\[\[?\s*([^\][]+?)\s*\]\]?\s*(#[^\r]*)?\r?$/;
 
 /** The sections of the text: [first line, end line) of the top level (name null) and of each table. */
 function sections(lines: string[]): { name: string | null; start: number; end: number }[] {
@@ -81,16 +81,23 @@ export function setTomlKey(text: string, table: string | null, key: string, valu
   if (section !== null) {
     for (let i = section.start; i < section.end; i++) if (keyLine.test(lines[i])) at = i;
   }
-  const line = value === null ? null : `${key} = ${value}`;
+  // a file written with CRLF keeps its line ends: each line's "\r" is set aside while it is matched
+  const cr = text.includes("\r\n") ? "\r" : "";
+  const line = value === null ? null : `${key} = ${value}${cr}`;
   if (at >= 0) {
-    const m = simple.exec(lines[at]);
     if (line === null) lines.splice(at, 1);
-    else lines[at] = m ? `${m[1]}${value}${m[3] ?? ""}` : `${keyLine.exec(lines[at])![1]}${line}`;
+    else {
+      const ending = lines[at].endsWith("\r") ? "\r" : "";
+      const m = simple.exec(lines[at].slice(0, lines[at].length - ending.length));
+      lines[at] = m
+        ? `${m[1]}${value}${m[3] ?? ""}${ending}`
+        : `${keyLine.exec(lines[at])![1]}${key} = ${value}${ending}`;
+    }
   } else if (line !== null) {
     if (section === null) {
       // a new table at the end, after one blank line
       while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
-      lines.push(...(lines.length ? [""] : []), `[${table}]`, line, "");
+      lines.push(...(lines.length ? [cr] : []), `[${table}]${cr}`, line, "");
     } else {
       let last = section.end - 1;
       while (last >= section.start && lines[last].trim() === "") last--;

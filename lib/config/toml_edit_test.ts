@@ -70,3 +70,14 @@ Deno.test("a layout a line edit would break is refused with what to set by hand,
     /config.toml is not valid TOML/,
   );
 });
+
+Deno.test("a CRLF file keeps its line ends and its comments: the edit's lines end in CRLF too", () => {
+  const crlf = PERSON.replaceAll("\n", "\r\n");
+  const next = setTomlKey(crlf, null, "mode", tomlString("live"));
+  assert.equal(next, crlf.replace('mode = "testing"   # until', 'mode = "live"   # until'));
+  const added = setTomlKey(crlf, "board", "backend", tomlString("markdown"));
+  assert.equal(added, crlf.replace('board.md"\r\n', 'board.md"\r\nbackend = "markdown"\r\n'));
+  const table = setTomlKey('mode = "testing" # x\r\n', "board", "path", tomlString("/b.md"));
+  assert.equal(table, 'mode = "testing" # x\r\n\r\n[board]\r\npath = "/b.md"\r\n');
+  assert.equal(setTomlKey(added, "board", "backend", null), crlf);
+});

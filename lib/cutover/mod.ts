@@ -15,11 +15,12 @@ import { boardLocation } from "../board/mod.ts";
 import { configuredOutliner } from "../reconcile/mod.ts";
 import { currentHolder } from "../server/lock.ts";
 import { errorText } from "../lang/mod.ts";
-import { fileState, Journal, type StepFacts, takeCutoverLock } from "./journal.ts";
+import { fileState, Journal, type JournalRecord, type StepFacts, takeCutoverLock } from "./journal.ts";
 import {
   doctorCheck,
   fileDecision,
   gatesCheck,
+  type GatesFacts,
   type PreflightCheck,
   preflightPasses,
   rollbackPlan,
@@ -64,6 +65,8 @@ export interface CutoverOptions {
   say: (line: string) => void;
   /** How long the post-check waits (ms; default 60 s). */
   waitMs?: number;
+  /** The gates this asm has, and the commit it was built from (the pre-flight's gates check). */
+  gates?: GatesFacts;
 }
 
 function contextOf(options: CutoverOptions): CutoverContext {
@@ -94,6 +97,16 @@ function contextOf(options: CutoverOptions): CutoverContext {
   };
 }
 
+function existsAt(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
 async function boardCheck(ctx: CutoverContext): Promise<PreflightCheck> {
   const name = "board";
   const loaded = loadSettings(ctx.asmHome);
@@ -107,7 +120,8 @@ async function boardCheck(ctx: CutoverContext): Promise<PreflightCheck> {
         text: `${target} is the testing board of this data folder: give the real board's file`,
       };
     }
-    if (fileState(target).sha256 === null && target !== boardLocation(join(ctx.asmHome, "board.md"))) {
+    // whether it is there, by stat: the read below refuses what is too large without reading it whole
+    if (!existsAt(target) && target !== boardLocation(join(ctx.asmHome, "board.md"))) {
       return {
         name,
         ok: false,
@@ -116,7 +130,12 @@ async function boardCheck(ctx: CutoverContext): Promise<PreflightCheck> {
       };
     }
   }
-  const outliner = configuredOutliner(ctx.asmHome, "live", boardSettingsOf(ctx));
+  let outliner;
+  try {
+    outliner = configuredOutliner(ctx.asmHome, "live", boardSettingsOf(ctx));
+  } catch (err) {
+    return { name, ok: false, text: `the real board cannot be used: ${errorText(err)}` };
+  }
   if (typeof outliner === "string") return { name, ok: false, text: outliner };
   try {
     const read = await outliner.read({ fresh: true, create: false });
@@ -175,6 +194,8 @@ async function preflight(ctx: CutoverContext, options: CutoverOptions): Promise<
       }
       : { name: "journal", ok: true, text: "no cutover in place" },
   );
+  // the settings now are the cutover's own: every other check would judge them, not the testing setup
+  if (now.kind === "in-place") return checks;
   checks.push(configCheck(ctx));
   checks.push(await boardCheck(ctx));
   const second = options.secondServer();
@@ -190,7 +211,7 @@ async function preflight(ctx: CutoverContext, options: CutoverOptions): Promise<
   checks.push(
     options.skipGates
       ? { name: "gates", ok: true, text: "not checked (--skip-gates); the journal records that" }
-      : gatesCheck(readGateRuns(ctx.asmHome)),
+      : gatesCheck(readGateRuns(ctx.asmHome), options.gates),
   );
   if (ctx.autostart) {
     const problem = await userManagerProblem(ctx.systemctl);
@@ -262,6 +283,8 @@ async function cutover(options: CutoverOptions): Promise<number> {
     preflight: checks.map((c) => `${c.name}: ${c.text}`),
   });
   const done = new Map<number, StepFacts>();
+  // what the steps so far wrote, by path: a later step edits only a file that still holds that
+  const written = new Map<string, { state: ReturnType<typeof fileState>; step: number }>();
   for (const [i, step] of STEPS.entries()) {
     const n = i + 1;
     const facts = await step.facts?.(ctx) ?? {};
@@ -270,6 +293,15 @@ async function cutover(options: CutoverOptions): Promise<number> {
     say(`step ${n}/${STEPS.length}: ${STEP_NAMES[i]}`);
     let outcome;
     try {
+      for (const f of files) {
+        const was = written.get(f.path);
+        if (was && (was.state.sha256 !== f.sha256 || was.state.mode !== f.mode)) {
+          throw new Error(
+            `${f.path} changed while the cutover ran (it is not what step ${was.step} wrote): stopped before ` +
+              "changing it again",
+          );
+        }
+      }
       outcome = await step.run(ctx, facts, done);
     } catch (err) {
       const error = errorText(err);
@@ -284,6 +316,11 @@ async function cutover(options: CutoverOptions): Promise<number> {
     for (const line of outcome.lines ?? []) say(`  ${line}`);
     say(`  done: ${outcome.detail}`);
     const after = files.map((f) => ({ path: f.path, ...fileState(f.path) }));
+    for (const f of after) {
+      if (f.sha256 !== files.find((b) => b.path === f.path)!.sha256) {
+        written.set(f.path, { state: { sha256: f.sha256, mode: f.mode }, step: n });
+      }
+    }
     journal.append({
       kind: "done",
       run,
@@ -308,7 +345,7 @@ export interface RollbackOptions {
   say: (line: string) => void;
 }
 
-/** Puts one file back as the journal kept it before the step; false when its kept copy is gone. */
+/** Puts one file back as the journal kept it before the step; false when its kept copy is gone (or changed). */
 function restoreFile(journal: Journal, before: UndoStep["files"][number], lines: string[]): boolean {
   if (before.sha256 === null) {
     Deno.removeSync(before.path);
@@ -317,7 +354,9 @@ function restoreFile(journal: Journal, before: UndoStep["files"][number], lines:
   }
   const bytes = journal.kept(before.sha256);
   if (bytes === null) {
-    lines.push(`left ${before.path} as it is: the copy kept before the cutover is gone`);
+    lines.push(
+      `the copy of ${before.path} kept before the cutover is gone or changed: only the step's own edit is taken out`,
+    );
     return false;
   }
   if (fileState(before.path).sha256 !== before.sha256) writeFileAtomic(before.path, bytes);
@@ -326,32 +365,57 @@ function restoreFile(journal: Journal, before: UndoStep["files"][number], lines:
   return true;
 }
 
+/** What one step's undo did. */
+interface StepUndo {
+  lines: string[];
+  /** Files left as they are (each said in the lines). */
+  left: string[];
+  /** Files the step's own edit was taken out of (changed since, so not byte for byte as before). */
+  edited: string[];
+}
+
 /**
- * Undoes one step: its first part, its files (or its own edit out of those changed since), its last part.
- * `left` counts the files left as they are (each said in the lines).
+ * Undoes one step: its first part, its files (or its own edit out of those changed since, or whose kept copy is
+ * gone), its last part.
  */
-async function undoStep(ctx: CutoverContext, step: UndoStep): Promise<{ lines: string[]; left: number }> {
+async function undoStep(ctx: CutoverContext, step: UndoStep): Promise<StepUndo> {
   const spec = STEPS[step.step - 1];
   const lines: string[] = [...(await spec.undoFirst?.(ctx, step) ?? [])];
   const changed: string[] = [];
-  let left = 0;
   for (const before of step.files) {
     const decision = fileDecision(before, step.after?.get(before.path) ?? null, fileState(before.path));
-    if (decision === "restore" && !restoreFile(ctx.journal, before, lines)) left++;
+    if (decision === "restore" && !restoreFile(ctx.journal, before, lines)) changed.push(before.path);
     else if (decision === "changed-since") changed.push(before.path);
   }
+  const left: string[] = [];
+  const edited: string[] = [];
   if (changed.length > 0) {
     const report = spec.undoChanged?.(ctx, step, changed) ?? { lines: [], undone: [] };
     lines.push(...report.lines);
+    edited.push(...report.undone);
     for (const path of changed.filter((p) => !report.undone.includes(p))) {
-      left++;
+      left.push(path);
       lines.push(
-        `left ${path} as it is: it changed after the cutover, and the step's own edit cannot be taken out`,
+        `left ${path} as it is: it is not what the step wrote, and the step's own edit cannot be taken out`,
       );
     }
   }
-  lines.push(...(await spec.undoLast?.(ctx, step) ?? []));
-  return { lines, left };
+  lines.push(...(await spec.undoLast?.(ctx, step, left) ?? []));
+  return { lines, left, edited };
+}
+
+/**
+ * The files of step 1's backup that are not as they were before the cutover, apart from those the rollback said
+ * it left or edited: a journal cut short (a record lost) shows here instead of as "as it was".
+ */
+function notAsBefore(records: readonly JournalRecord[], run: string, said: Set<string>): string[] {
+  const backup = records.find((r) => r.kind === "begin" && r.run === run && r.step === 1);
+  if (backup?.kind !== "begin") return [];
+  return backup.files.filter((f) => {
+    if (said.has(f.path)) return false;
+    const now = fileState(f.path);
+    return now.sha256 !== f.sha256 || now.mode !== f.mode;
+  }).map((f) => f.path);
 }
 
 /**
@@ -404,6 +468,7 @@ async function rollback(options: RollbackOptions): Promise<number> {
   });
   say(`rolling back the cutover ${plan.run}, newest step first:`);
   let left = 0;
+  const said = new Set<string>();
   for (const step of plan.steps) {
     say(`undo step ${step.step}: ${step.name}`);
     let result;
@@ -418,16 +483,31 @@ async function rollback(options: RollbackOptions): Promise<number> {
     }
     for (const line of result.lines) say(`  ${line}`);
     if (result.lines.length === 0) say("  nothing to undo");
-    left += result.left;
+    left += result.left.length;
+    for (const path of [...result.left, ...result.edited]) said.add(path);
     journal.append({ kind: "undo", run: plan.run, step: step.step, lines: result.lines });
   }
-  // the server step 7 stopped, started again as it ran, now that every setting is back
   const lines: string[] = [];
+  for (const path of notAsBefore(records, plan.run, said)) {
+    left++;
+    const line =
+      `${path} is not as it was before the cutover, and no undo in the journal says why (was the ` +
+      "journal cut short?)";
+    lines.push(line);
+    say(line);
+  }
+  // the server step 7 stopped, started again as it ran, now that every setting is back; not while anything is
+  // left, since a testing server must never start on settings that may still name the real board
   const restart = records.find((r) => r.kind === "begin" && r.run === plan.run && r.step === 7);
   const before = restart?.kind === "begin"
     ? restart.facts.before as { port?: number; board_mode?: string } | null
     : null;
-  if (before && currentHolder(options.asmHome) === null) {
+  if (before && left > 0) {
+    const line =
+      "the server that ran before the cutover was not started again, because something above was left";
+    lines.push(line);
+    say(line);
+  } else if (before && currentHolder(options.asmHome) === null) {
     const r = await options.host.restart({
       startWith: before.board_mode === "testing" ? "testing" : "config",
       port: before.port ?? undefined,

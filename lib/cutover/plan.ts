@@ -40,13 +40,25 @@ export interface GateRun {
   commit: string | null;
 }
 
-/** The gates' judgement: the newest run of every gate that was run is green, and at least one was run. */
-export function gatesCheck(runs: readonly GateRun[]): PreflightCheck {
+/** What the gates' judgement knows besides the runs. */
+export interface GatesFacts {
+  /** The gates this asm has (a checkout's); those never run are named. Empty: unknown (the one file). */
+  known: readonly string[];
+  /** The commit this asm was built from; a run on another commit proves nothing about it. Null: unknown. */
+  commit: string | null;
+}
+
+/**
+ * The gates' judgement: the newest run of every gate that was run (the last one written: the record is appended
+ * as each run ends, so a date in it cannot put a run ahead of a later one) is green and ran on this commit, and
+ * at least one was run. Gates never run are named, not required (the live gates take minutes each).
+ */
+export function gatesCheck(
+  runs: readonly GateRun[],
+  facts: GatesFacts = { known: [], commit: null },
+): PreflightCheck {
   const newest = new Map<string, GateRun>();
-  for (const run of runs) {
-    const seen = newest.get(run.gate);
-    if (!seen || seen.at <= run.at) newest.set(run.gate, run);
-  }
+  for (const run of runs) newest.set(run.gate, run);
   if (newest.size === 0) {
     return {
       name: "gates",
@@ -56,17 +68,36 @@ export function gatesCheck(runs: readonly GateRun[]): PreflightCheck {
         "<gate>` from a checkout of asm, with this ASM_HOME) and cut over once they pass",
     };
   }
-  const red = [...newest.values()].filter((r) => r.failed > 0 || r.passed === 0);
-  const list = [...newest.values()].map((r) => `${r.gate} ${r.at.slice(0, 16).replace("T", " ")}`).join(", ");
-  return red.length > 0
-    ? {
+  const last = [...newest.values()];
+  const red = last.filter((r) => r.failed > 0 || r.passed === 0);
+  if (red.length > 0) {
+    return {
       name: "gates",
       ok: false,
-      text:
-        `the last run of ${red.map((r) => `${r.gate} (${r.failed} failed, ${r.at})`).join(", ")} is not ` +
+      text: `the last run of ${
+        red.map((r) => `${r.gate} (${r.failed} failed, ${r.at})`).join(", ")
+      } is not ` +
         "green: fix it and run it again before the cutover",
-    }
-    : { name: "gates", ok: true, text: `the last run of every gate is green (${list})` };
+    };
+  }
+  const known = (c: string | null) => c !== null && c !== "unknown";
+  const other = last.filter((r) => known(facts.commit) && known(r.commit) && r.commit !== facts.commit);
+  if (other.length > 0) {
+    return {
+      name: "gates",
+      ok: false,
+      text: `${other.map((r) => `${r.gate} ran on commit ${r.commit}`).join(", ")}, but this asm is ` +
+        `${facts.commit}: run ${other.length === 1 ? "it" : "them"} again on the asm you cut over to`,
+    };
+  }
+  const list = last.map((r) => `${r.gate} ${r.at.slice(0, 16).replace("T", " ")}`).join(", ");
+  const never = facts.known.filter((g) => !newest.has(g));
+  return {
+    name: "gates",
+    ok: true,
+    text: `the last run of every gate run is green (${list})` +
+      (never.length ? `; never run here: ${never.join(", ")}` : ""),
+  };
 }
 
 /** The runs of the journal: each cutover run's records, in order. */
@@ -174,8 +205,10 @@ export interface DoctorFinding {
  * runtime and the unit: each says `asm install`; a server that is not running: step 7 starts it).
  */
 export function doctorCheck(findings: readonly DoctorFinding[]): PreflightCheck {
+  // hooks waiting for the person's trust are what the cutover's own install leaves: said at step 2, not a blocker
   const fixedByCutover = (f: DoctorFinding) =>
-    f.fix === "asm install" || (f.subject === "asm" && f.check === "server" && /asm serve/.test(f.fix ?? ""));
+    f.fix === "asm install" || f.check === "trust" ||
+    (f.subject === "asm" && f.check === "server" && /asm serve/.test(f.fix ?? ""));
   const broken = findings.filter((f) => f.severity === "broken");
   const blocking = broken.filter((f) => !fixedByCutover(f));
   if (blocking.length > 0) {

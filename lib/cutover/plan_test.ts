@@ -103,10 +103,10 @@ Deno.test("the doctor blocks on anything broken except what the cutover itself i
   const fixed = doctorCheck([
     f("hooks", "asm install"),
     f("server", "asm serve", "broken", "asm"),
-    f("trust", null, "warning"),
+    f("trust", "run codex in a terminal and trust asm's hooks when it asks", "broken", "codex"),
   ]);
   assert.equal(fixed.ok, true);
-  assert.match(fixed.text, /2 it fixes: claude hooks, asm server/);
+  assert.match(fixed.text, /3 it fixes: claude hooks, asm server, codex trust/);
   const blocked = doctorCheck([f("hooks", "asm install"), f("Ledger", "free some space", "broken", "asm")]);
   assert.equal(blocked.ok, false);
   assert.equal(

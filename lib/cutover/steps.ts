@@ -101,8 +101,8 @@ export interface StepSpec {
    * be. `undone` names the files it took its edit out of; every other changed file is left as it is, and said.
    */
   undoChanged?(ctx: CutoverContext, step: UndoStep, changed: string[]): ChangedUndo;
-  /** What comes after the files are back (systemd told to read the unit again). */
-  undoLast?(ctx: CutoverContext, step: UndoStep): Promise<string[]>;
+  /** What comes after the files are back (systemd told to read the unit again); `left`: files left as they are. */
+  undoLast?(ctx: CutoverContext, step: UndoStep, left: string[]): Promise<string[]>;
 }
 
 // ---- the files --------------------------------------------------------------------------------------------
@@ -192,8 +192,10 @@ export function editedConfig(text: string, table: string | null, keys: [string, 
 }
 
 function writeConfig(ctx: CutoverContext, text: string): void {
+  const made = fileState(configPath(ctx)).sha256 === null;
+  // an existing file keeps its mode (writeFileAtomic); a new one is the data folder's: private
   writeFileAtomic(configPath(ctx), text);
-  Deno.chmodSync(configPath(ctx), 0o600);
+  if (made) Deno.chmodSync(configPath(ctx), 0o600);
 }
 
 /** The undo of a config.toml edit someone changed since: the step's keys set back to what they were. */
@@ -337,12 +339,26 @@ const installStep: StepSpec = {
       facts: { canary_passed: passed },
     };
   },
-  undoChanged(ctx, _step, changed) {
+  undoChanged(ctx, step, changed) {
     const lines: string[] = [];
     const undone: string[] = [];
     for (const agent of ctx.agents) {
       const files = hookAdapter(agent).configFiles(ctx.env).filter((f) => changed.includes(f));
       if (files.length === 0) continue;
+      // the uninstall takes out every asm entry: right only when the file had none before the cutover
+      const hadHooks = files.some((f) => {
+        const before = step.files.find((b) => b.path === f);
+        if (!before || before.sha256 === null) return false;
+        const bytes = ctx.journal.kept(before.sha256);
+        return bytes === null || new TextDecoder().decode(bytes).includes(wrapperPath(ctx.asmHome));
+      });
+      if (hadHooks) {
+        lines.push(
+          `${files.join(", ")}: asm's hooks were there before the cutover and the file changed since, so ` +
+            "asm cannot tell its own later entries apart; left as it is",
+        );
+        continue;
+      }
       for (const r of uninstallHooks({ env: ctx.env, asmHome: ctx.asmHome, agents: [agent.name] })) {
         lines.push(
           `${files.join(", ")} changed after the cutover: only asm's hook entries were taken out`,
@@ -353,8 +369,12 @@ const installStep: StepSpec = {
     }
     return { lines, undone };
   },
-  undoLast(ctx, step) {
-    // the backups the install made of the agents' files, which the restore made moot
+  undoLast(ctx, step, left) {
+    // the backups the install made of the agents' files, which the restore made moot; while a file is left as it
+    // is, its backup may be the last copy of what it was
+    if (left.length > 0) {
+      return Promise.resolve([`kept the install's backups in ${join(ctx.asmHome, "backups")}`]);
+    }
     const before = Array.isArray(step.facts.backups) ? step.facts.backups as string[] : [];
     const lines: string[] = [];
     for (const name of backupNames(ctx).filter((n) => !before.includes(n))) {
