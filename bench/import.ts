@@ -5,7 +5,10 @@
  * - raw read: every corpus byte read in 1 MiB chunks by a Deno process doing nothing else (the limit);
  * - asm cold import: `importOnce` into an empty ledger (ledger rows and every derived fact);
  * - asm unchanged re-import: `importOnce` again in a new process, nothing changed;
- * - ccusage (`ccusage@20.0.24`, its native linux-x64 reader) `claude daily --json --offline` on the Claude part.
+ * - ccusage (`ccusage@20.0.24`, its native linux-x64 reader) `claude daily --json --offline` on the Claude part;
+ * - notify to row: after the first cold import, a server's watch and runner on the same ledger; a prompt line is
+ *   appended to one Claude transcript at a time (0.6 s apart, past the watch's gap) and timed until that session's
+ *   row counts the turn.
  *
  * Each asm measure runs in its own `deno run` process, timed inside it (module loading is not the import), and
  * reports its peak RSS (VmHWM). All reads are from the page cache: the corpus was just written (and flushed with
@@ -64,6 +67,10 @@ export interface ImportBench {
   /** the highest VmHWM of the two import processes, MB */
   peak_rss_mb: number;
   reimport_rss_mb: number;
+  /** a line appended to a transcript until its row shows it, through the watch (p50 and p90 of the samples) */
+  notify_to_row_ms: number;
+  notify_to_row_p90_ms: number;
+  notify_samples: number;
 }
 
 const DENO = Deno.execPath();
@@ -84,6 +91,8 @@ interface ChildReport {
   files_unchanged?: number;
   files_read?: number;
   problems?: number;
+  /** the notify child: each sample's time from the append to the row (ms) */
+  samples?: number[];
 }
 
 function round(n: number, places = 1): number {
@@ -232,6 +241,13 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
       ccusages.push(await timeCcusage(ccusage, corpus));
       await Deno.remove(asmHome, { recursive: true });
     }
+    // the watch, once, on the first round's ledger (made again: each round removed its own)
+    const notifyHome = join(root, "asm-notify");
+    Deno.mkdirSync(notifyHome);
+    await child("--import", corpus, notifyHome);
+    const notified = await child("--notify", corpus, notifyHome);
+    const samples = notified.samples ?? [];
+    if (samples.length === 0) throw new Error("the notify measure took no sample");
     const cold = colds[0];
     const rawMs = median(raws.map((r) => r.ms));
     const importMs = median(colds.map((r) => r.ms));
@@ -263,6 +279,11 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
       newline_search: cold.simd ? "simd" : "indexOf",
       peak_rss_mb: round(Math.max(...colds.map((r) => r.rss_mb), ...agains.map((r) => r.rss_mb))),
       reimport_rss_mb: round(Math.max(...agains.map((r) => r.rss_mb))),
+      notify_to_row_ms: round(median(samples)),
+      notify_to_row_p90_ms: round(
+        [...samples].sort((a, b) => a - b)[Math.floor(samples.length * 0.9)] ?? NaN,
+      ),
+      notify_samples: samples.length,
     };
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -344,6 +365,68 @@ async function importChild(asmHome: string): Promise<ChildReport> {
   }
 }
 
+/** How many transcripts the notify measure appends to (fewer when the corpus has fewer Claude files). */
+const NOTIFY_SAMPLES = 10;
+
+/**
+ * The watch as a server runs it, on a ledger the cold import filled: one line appended to a Claude transcript at
+ * a time, each timed until its session's row counts the new turn.
+ */
+async function notifyChild(root: string, asmHome: string): Promise<ChildReport> {
+  const { Ledger, asmIdOf } = await import("../lib/ledger/mod.ts");
+  const { ImportRunner, TranscriptWatch, transcriptRoots, WATCH_MIN_GAP_MS } = await import(
+    "../lib/history/mod.ts"
+  );
+  const { harnessRoots } = await import("../lib/config/paths.ts");
+  const env = Deno.env.toObject();
+  const roots = harnessRoots(asmHome);
+  const ledger = Ledger.open(join(asmHome, "ledger.sqlite"), { harnessRoots: roots });
+  const runner = new ImportRunner({ ledger, asmHome, env, log: () => {}, harnessRoots: roots });
+  const watch = new TranscriptWatch({
+    log: () => {},
+    onChange: async (paths) => void await runner.refreshFiles(paths),
+  });
+  try {
+    await watch.arm(transcriptRoots({ asmHome, env }));
+    const turns = (id: string) =>
+      Number(ledger.query("SELECT turns FROM sessions WHERE asm_id = ?", id)[0]?.turns ?? -1);
+    const files = filesUnder(join(root, "home", ".claude", "projects"), []).filter((p) =>
+      !p.includes("/subagents/")
+    )
+      .sort().slice(0, NOTIFY_SAMPLES);
+    const samples: number[] = [];
+    for (const path of files) {
+      const sid = path.slice(path.lastIndexOf("/") + 1, -".jsonl".length);
+      const id = asmIdOf("claude", sid);
+      const before = turns(id);
+      if (before < 0) continue;
+      await new Promise((r) => setTimeout(r, WATCH_MIN_GAP_MS + 100));
+      const line = JSON.stringify({
+        parentUuid: null,
+        isSidechain: false,
+        type: "user",
+        message: { role: "user", content: "one more turn" },
+        promptSource: "typed",
+        timestamp: new Date().toISOString(),
+        sessionId: sid,
+      });
+      const t0 = performance.now();
+      Deno.writeTextFileSync(path, line + "\n", { append: true });
+      while (turns(id) <= before) {
+        if (performance.now() - t0 > 30_000) {
+          throw new Error(`${path}: its row did not count the turn in 30 s`);
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      samples.push(performance.now() - t0);
+    }
+    return { ms: 0, rss_mb: peakRssMb(), bytes: 0, samples };
+  } finally {
+    await watch.close();
+    ledger.close();
+  }
+}
+
 /** The import bench's options, as the command table parsed them (absent: the bench's defaults). */
 export interface BenchImportCliOptions {
   bytes?: number;
@@ -368,6 +451,7 @@ if (import.meta.main) {
   const [mode, root, asmHome] = Deno.args;
   if (mode === "--raw-read") console.log(JSON.stringify(rawRead(root)));
   else if (mode === "--import") console.log(JSON.stringify(await importChild(asmHome)));
+  else if (mode === "--notify") console.log(JSON.stringify(await notifyChild(root, asmHome)));
   else {
     // its options are parsed by main.ts's command table, in one place
     console.error(

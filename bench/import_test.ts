@@ -83,6 +83,9 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
     "files",
     "import_mb_s",
     "import_ms",
+    "notify_samples",
+    "notify_to_row_ms",
+    "notify_to_row_p90_ms",
     "peak_rss_mb",
     "raw_read_mb_s",
     "raw_read_ms",
@@ -96,5 +99,7 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
     assert.ok(typeof value === "number" && Number.isFinite(value) && value > 0, `${key} = ${value}`);
   }
   assert.ok(figures.claude_mb < figures.corpus_mb);
+  // every Claude transcript sampled (up to ten) had its appended turn counted through the watch
+  assert.equal(figures.notify_samples, 10);
   for (const agent of CORPUS_AGENTS) assert.ok(figures.sessions[agent] > 0);
 });

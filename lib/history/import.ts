@@ -42,8 +42,13 @@ export interface ImportOptions {
   rules?: ProjectRules;
   /** The server lets the event loop run this often during a long import; the CLI never yields. */
   yieldEveryMs?: number;
-  /** The refresh: only these known transcripts, and only when they grew. */
+  /** The refresh: only these transcripts (a path no agent's store shapes is nobody's), and only when they grew. */
   only?: { agent: string; path: string }[];
+  /**
+   * With `only`: read them on any change, as the walk would (a file shrunk or replaced is read from its start);
+   * the watch's reading of the files it saw change, so it and the walk agree.
+   */
+  anyChange?: boolean;
   /** Files that failed to read, by path -> "size:mtime": skipped until they change (the refresh). */
   failed?: Map<string, string>;
   /**
@@ -235,7 +240,9 @@ function planImport(
   const plan = planReads(files, known);
   run.report.files_unchanged = plan.unchanged;
   let reads = plan.reads;
-  if (options.only) reads = reads.filter((r) => r.known === null || r.file.size > r.known.size);
+  if (options.only && !options.anyChange) {
+    reads = reads.filter((r) => r.known === null || r.file.size > r.known.size);
+  }
   const failed = options.failed;
   if (failed) reads = reads.filter((r) => failed.get(r.file.path) !== `${r.file.size}:${r.file.mtimeMs}`);
   run.totals.files = reads.length;

@@ -1,7 +1,8 @@
 /**
  * The history import: every transcript the agents keep, read in a byte pass by read workers and written to the
  * ledger's derived tables in batches, at the server's start and on a timer (`runner.ts`, `server.ts`), with a
- * compressed copy of each transcript (`copies.ts`) and the session page's detail (`detail.ts`).
+ * compressed copy of each transcript (`copies.ts`) and the session page's detail (`detail.ts`); while a server
+ * runs, a watch on the transcript folders reads each changed file within a second (`watch.ts`).
  *
  * Search's scanner (`lib/search/scan.ts`) reads a transcript's copy with `copies.ts` directly: every search runs
  * in a Worker of its own, and this face would load the whole import into it. `main.ts` imports the commands
@@ -24,4 +25,11 @@ export { denoIo } from "./io.ts";
 export { ImportRunner, type ImportStatus, type RunnerDeps } from "./runner.ts";
 export { type ImportProgress, progressLine } from "./progress.ts";
 export { projectRules } from "./config.ts";
-export { IMPORT_EVERY_MS, ownsAgentHomes, REFRESH_EVERY_MS } from "./server.ts";
+export {
+  IMPORT_EVERY_MS,
+  ownsAgentHomes,
+  REFRESH_EVERY_MS,
+  transcriptRoots,
+  WATCH_ARM_EVERY_MS,
+} from "./server.ts";
+export { TranscriptWatch, WATCH_MIN_GAP_MS, WATCH_SETTLE_MS } from "./watch.ts";

@@ -58,6 +58,8 @@ export class ImportRunner {
   #runs = 0;
   // files that failed to read, so the refresh does not retry (and log) them until they change
   #failed = new Map<string, string>();
+  // paths the watch saw change, waiting for the import that runs now
+  #changed = new Set<string>();
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
@@ -98,7 +100,20 @@ export class ImportRunner {
     return await this.#run("refresh");
   }
 
-  #run(kind: "full" | "refresh"): Promise<ImportReport | null> {
+  /**
+   * Reads the files the watch saw change (any change: grown, shrunk, new), each by the agent whose store shapes
+   * it (other paths are nobody's and skipped). While another import runs they wait, and are read right after it.
+   */
+  async refreshFiles(paths: readonly string[]): Promise<ImportReport | null> {
+    for (const path of paths) this.#changed.add(path);
+    while (this.#running !== null) await this.#running.catch(() => null);
+    if (this.#changed.size === 0) return null; // another caller read them meanwhile
+    const changed = [...this.#changed];
+    this.#changed.clear();
+    return await this.#run("refresh", changed);
+  }
+
+  #run(kind: "full" | "refresh", changed?: string[]): Promise<ImportReport | null> {
     const d = this.#deps;
     const now = d.now ?? Date.now;
     this.#kind = kind;
@@ -110,13 +125,18 @@ export class ImportRunner {
       if (stopped()) return null;
       const { rules, problem } = projectRules(d.asmHome);
       if (problem !== null && kind === "full") d.log({ what: "project rules", error: problem });
-      const only = kind === "refresh"
+      const agents = (d.agents ?? (() => loadAgents({ asmHome: d.asmHome, env: d.env })))();
+      // a changed path is offered to every agent: each one's store shape takes its own and no other
+      const only = changed !== undefined
+        ? agents.flatMap((a) => changed.map((path) => ({ agent: a.name, path })))
+        : kind === "refresh"
         ? refreshCandidates(d.ledger, isoAt(now() - (d.refreshWindowMs ?? 6 * 3600_000)))
         : undefined;
       if (only !== undefined && only.length === 0) return null;
       const report = await importOnce({
         ledger: d.ledger,
-        agents: (d.agents ?? (() => loadAgents({ asmHome: d.asmHome, env: d.env })))(),
+        agents,
+        anyChange: changed !== undefined,
         env: d.env,
         asmHome: d.asmHome,
         harnessRoots: d.harnessRoots,

@@ -5,12 +5,22 @@
  * @module
  */
 import { resolve } from "node:path";
+import { adapterOf, loadAgents } from "../agents/mod.ts";
 import { asmHome, type Env } from "../config/mod.ts";
 
 /** Every 15 minutes (and at start): the full import. */
 export const IMPORT_EVERY_MS = 15 * 60_000;
-/** Every 10 seconds: re-derive what grew (the refresh path). */
+/** Every 10 seconds: re-derive what grew (the refresh path, the watch's safety net between walks). */
 export const REFRESH_EVERY_MS = 10_000;
+/** Every minute: the transcript folders that exist are watched (one an agent made since is added). */
+export const WATCH_ARM_EVERY_MS = 60_000;
+
+/** Every agent's transcript folders (the watch's roots), from agents.toml of the data folder. */
+export function transcriptRoots(ctx: { asmHome: string; env: Env }): string[] {
+  return loadAgents({ asmHome: ctx.asmHome, env: ctx.env }).flatMap((agent) =>
+    adapterOf(agent).transcripts?.stores(ctx.env) ?? []
+  );
+}
 
 /**
  * True when the server's data folder is the one its environment names (`ASM_HOME`, else `~/.asm`): the agents'

@@ -301,6 +301,7 @@ export function startServer(options: ServerOptions): RunningServer {
       if (closed) return;
       closed = true;
       for (const task of tasks) task.stop();
+      await context.state.transcripts.close();
       await context.state.board.close();
       // a followed transcript's stream never ends by itself: the shutdown would wait for it
       context.state.streams.closing.abort();

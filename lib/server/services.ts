@@ -1,6 +1,7 @@
 /**
  * The background services beyond the drain, each on its own timer: the liveness poll (5 s), the history import
- * (at start and every 15 min) and its refresh (10 s), launch correlation (2 s), the search index (60 s), the
+ * (at start and every 15 min), the watch of the transcript folders (armed every minute) and the refresh (10 s),
+ * launch correlation (2 s), the search index (60 s), the
  * pruning of drained events (hourly), the ledger watch (2 s), the ledger's snapshots (hourly) and the board's
  * sweep (its dry run at start, then its own cadence). Each gets from the server only what its feature needs. A
  * new service adds itself to SERVICES.
@@ -8,7 +9,13 @@
  */
 import { pollOnce } from "../liveness/mod.ts";
 import { liveRows } from "../ledger/mod.ts";
-import { IMPORT_EVERY_MS, ownsAgentHomes, REFRESH_EVERY_MS } from "../history/mod.ts";
+import {
+  IMPORT_EVERY_MS,
+  ownsAgentHomes,
+  REFRESH_EVERY_MS,
+  transcriptRoots,
+  WATCH_ARM_EVERY_MS,
+} from "../history/mod.ts";
 import { CORRELATE_EVERY_MS, correlateForServer, panesForServer } from "../launch/mod.ts";
 import { SEARCH_INDEX_EVERY_MS, searchIndexService } from "../search/mod.ts";
 import type { ServerContext } from "./router.ts";
@@ -61,6 +68,14 @@ export const SERVICES: readonly Service[] = [
     everyMs: IMPORT_EVERY_MS,
     run: async (ctx) => {
       if (ownsAgentHomes(ctx)) await ctx.state.imports.full();
+    },
+  },
+  // the transcript folders watched: a transcript that changes is read within a second, not at the next refresh
+  {
+    name: "watch",
+    everyMs: WATCH_ARM_EVERY_MS,
+    run: async (ctx) => {
+      if (ownsAgentHomes(ctx)) await ctx.state.transcripts.arm(transcriptRoots(ctx));
     },
   },
   {

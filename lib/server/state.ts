@@ -6,7 +6,7 @@
  * @module
  */
 import { harnessRoots, type Mode, type Settings } from "../config/mod.ts";
-import { ImportRunner } from "../history/mod.ts";
+import { ImportRunner, TranscriptWatch } from "../history/mod.ts";
 import { type DrainState, newDrainState } from "../inbox/mod.ts";
 import type { Ledger } from "../ledger/mod.ts";
 import { LiveRevision, newPollState, type PollState } from "../liveness/mod.ts";
@@ -22,6 +22,8 @@ export interface ServerState {
   poll: PollState;
   /** The one import at a time of this server (the services and `POST /api/import`). */
   imports: ImportRunner;
+  /** The watch of the agents' transcript folders: each changed file read within a second (the `watch` service). */
+  transcripts: TranscriptWatch;
   /** Plan usage: each agent's endpoint asked at most once a minute, however often pages ask. */
   usage: UsageCache;
   /** `/api/live`'s revision, per variant (hidden rows or not), shared by every page polling this server. */
@@ -51,9 +53,14 @@ export function newServerState(deps: {
   mode: Mode;
   settings: Settings;
 }): ServerState {
+  const imports = new ImportRunner({ ...deps, harnessRoots: harnessRoots(deps.asmHome) });
   return {
     poll: newPollState(),
-    imports: new ImportRunner({ ...deps, harnessRoots: harnessRoots(deps.asmHome) }),
+    imports,
+    transcripts: new TranscriptWatch({
+      log: deps.log,
+      onChange: async (paths) => void await imports.refreshFiles(paths),
+    }),
     usage: new UsageCache({ log: deps.log }),
     liveRevisions: { visible: new LiveRevision(), all: new LiveRevision() },
     sessionsBodies: new Map(),
