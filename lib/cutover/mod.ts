@@ -12,6 +12,7 @@ import { TomlEditError, tomlString } from "../config/toml_edit.ts";
 import { doctorFindings, gatherFacts } from "../doctor/mod.ts";
 import { userManagerProblem } from "../install/autostart.ts";
 import { boardLocation } from "../board/mod.ts";
+import { pathExists } from "../files/mod.ts";
 import { configuredOutliner } from "../reconcile/mod.ts";
 import { currentHolder } from "../server/lock.ts";
 import { errorText } from "../lang/mod.ts";
@@ -97,16 +98,6 @@ function contextOf(options: CutoverOptions): CutoverContext {
   };
 }
 
-function existsAt(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-}
-
 async function boardCheck(ctx: CutoverContext): Promise<PreflightCheck> {
   const name = "board";
   const loaded = loadSettings(ctx.asmHome);
@@ -121,7 +112,7 @@ async function boardCheck(ctx: CutoverContext): Promise<PreflightCheck> {
       };
     }
     // whether it is there, by stat: the read below refuses what is too large without reading it whole
-    if (!existsAt(target) && target !== boardLocation(join(ctx.asmHome, "board.md"))) {
+    if (!pathExists(target) && target !== boardLocation(join(ctx.asmHome, "board.md"))) {
       return {
         name,
         ok: false,
@@ -231,13 +222,22 @@ async function preflight(ctx: CutoverContext, options: CutoverOptions): Promise<
 /** `asm cutover`: the pre-flight, then the steps (or, with `dryRun`, what they would do). The exit code. */
 export async function runCutover(options: CutoverOptions): Promise<number> {
   if (options.dryRun) return await cutover(options);
-  const release = takeCutoverLock(options.asmHome, "cutover");
+  return await locked(options, "cutover", () => cutover(options));
+}
+
+/** Runs `work` holding the data folder's cutover lock; a lock another live run holds is its sentence, exit 1. */
+async function locked(
+  options: { asmHome: string; say: (line: string) => void },
+  what: "cutover" | "rollback",
+  work: () => Promise<number>,
+): Promise<number> {
+  const release = takeCutoverLock(options.asmHome, what);
   if (typeof release === "string") {
     options.say(release);
     return 1;
   }
   try {
-    return await cutover(options);
+    return await work();
   } finally {
     release();
   }
@@ -424,16 +424,7 @@ function notAsBefore(records: readonly JournalRecord[], run: string, said: Set<s
  * settings). The exit code: 0 when everything is as it was, 1 when something was left (each said).
  */
 export async function runRollback(options: RollbackOptions): Promise<number> {
-  const release = takeCutoverLock(options.asmHome, "rollback");
-  if (typeof release === "string") {
-    options.say(release);
-    return 1;
-  }
-  try {
-    return await rollback(options);
-  } finally {
-    release();
-  }
+  return await locked(options, "rollback", () => rollback(options));
 }
 
 async function rollback(options: RollbackOptions): Promise<number> {

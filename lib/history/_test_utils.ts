@@ -12,6 +12,7 @@ import { type AgentConfig, loadAgents } from "../agents/mod.ts";
 import { fixture } from "../agents/_test_utils.ts";
 import { Ledger } from "../ledger/mod.ts";
 import { importOnce, type ImportOptions, type ImportReport } from "./import.ts";
+import { ImportRunner, type RunnerDeps } from "./runner.ts";
 
 export { fixture };
 
@@ -207,4 +208,17 @@ export function faultyIo(base: TranscriptIo, faults: Faults): TranscriptIo {
       };
     },
   };
+}
+
+/** The world's import runner, as a server makes one (its lines into `logged`); `deps` replace any of its parts. */
+export function runnerOf(w: ImportWorld, deps: Partial<RunnerDeps> = {}): ImportRunner {
+  return new ImportRunner({
+    ledger: w.ledger,
+    asmHome: w.asmHome,
+    env: w.env,
+    log: (l) => w.logged.push(l),
+    harnessRoots: [],
+    agents: () => w.agents,
+    ...deps,
+  });
 }

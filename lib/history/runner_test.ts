@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { asmIdOf, isLedgerOpen, Ledger, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
 import { ImportRunner } from "./runner.ts";
-import { claudePromptLine, fixture, importWorld } from "./_test_utils.ts";
+import { claudePromptLine, fixture, importWorld, runnerOf } from "./_test_utils.ts";
 
 const SID = "f6afb6dd-6b5f-416a-88b0-7b51fe180966";
 const REL = `.claude/projects/-tmp-cc-proj-5/${SID}.jsonl`;
@@ -15,15 +15,7 @@ function prompt(text: string): string {
 Deno.test("the refresh re-derives a transcript that grew, whether or not its session is live, and only then", async () => {
   await using w = importWorld();
   const path = w.place(fixture(`claude/signals/SIGKILL-idle.${SID}.jsonl`), REL);
-  const runner = new ImportRunner({
-    ledger: w.ledger,
-    asmHome: w.asmHome,
-    env: w.env,
-    log: (l) => w.logged.push(l),
-    harnessRoots: [],
-    agents: () => w.agents,
-    yieldEveryMs: 5,
-  });
+  const runner = runnerOf(w, { yieldEveryMs: 5 });
   const first = await runner.full();
   assert.equal(first?.sessions_inserted, 1);
   const turns = () =>
@@ -40,14 +32,7 @@ Deno.test("the refresh re-derives a transcript that grew, whether or not its ses
 Deno.test("a full import already running is joined, never started twice, and its progress is readable", async () => {
   await using w = importWorld();
   w.place(fixture(`claude/signals/SIGKILL-idle.${SID}.jsonl`), REL);
-  const runner = new ImportRunner({
-    ledger: w.ledger,
-    asmHome: w.asmHome,
-    env: w.env,
-    log: () => {},
-    harnessRoots: [],
-    agents: () => w.agents,
-  });
+  const runner = runnerOf(w, { log: () => {} });
   assert.equal(runner.start(), true);
   assert.equal(runner.start(), false);
   assert.equal(runner.status().running, true);

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { asmIdOf, sessionViews } from "../ledger/mod.ts";
-import { ImportRunner } from "./runner.ts";
 import { TranscriptWatch } from "./watch.ts";
-import { claudePromptLine, fixture, importWorld } from "./_test_utils.ts";
+import { claudePromptLine, fixture, importWorld, runnerOf } from "./_test_utils.ts";
 
 async function until<T>(what: string, probe: () => T | undefined | false, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -51,15 +50,7 @@ const REL = `.claude/projects/-tmp-cc-proj-5/${SID}.jsonl`;
 Deno.test("a transcript that grows, shrinks or appears is read through the watch, and the rows agree with a walk's", async () => {
   await using w = importWorld();
   const path = w.place(fixture(`claude/signals/SIGKILL-idle.${SID}.jsonl`), REL);
-  const runner = new ImportRunner({
-    ledger: w.ledger,
-    asmHome: w.asmHome,
-    env: w.env,
-    log: (l) => w.logged.push(l),
-    harnessRoots: [],
-    agents: () => w.agents,
-    yieldEveryMs: 5,
-  });
+  const runner = runnerOf(w, { yieldEveryMs: 5 });
   await runner.full();
   const watch = new TranscriptWatch({
     log: (l) => w.logged.push(l),
