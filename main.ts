@@ -564,7 +564,7 @@ export const TABLE: CommandSpec[] = [
       "no-canary": {
         type: "boolean",
         description:
-          "skip the canaries (each spends one model request per agent; the post-check then checks no drain)",
+          "skip the canaries (each spends one model request per agent; the post-check then cannot prove a hook event reaches the new server)",
       },
       "no-autostart": {
         type: "boolean",

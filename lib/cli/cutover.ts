@@ -128,7 +128,7 @@ function boardTarget(options: CutoverCliOptions, asmHome: string, env: Env): Boa
   }
   const fallback = join(asmHome, "board.md");
   if (!Deno.stdin.isTerminal()) {
-    return "asm cutover needs your real board: --board-path FILE (a Markdown board), or --workflowy-lists " +
+    return "which board is your real one? Give --board-path FILE (a Markdown board), or --workflowy-lists " +
       `PLAN,PROCESS,COMPLETE --workflowy-key-file FILE (use --board-path ${fallback} for asm's own default)`;
   }
   const answer = prompt(`Your real board's Markdown file [${fallback}]:`);
@@ -162,6 +162,12 @@ function askYes(question: string): boolean {
   return answer === null || !/^n(o)?$/i.test(answer.trim());
 }
 
+/** Asks a question whose answer is no unless the person says yes (copying secrets is never the default). */
+function askNo(question: string): boolean {
+  const answer = prompt(`${question} [y/N]`);
+  return answer !== null && /^y(es)?$/i.test(answer.trim());
+}
+
 /** `asm cutover`: the exit code. */
 export async function cutoverCli(options: CutoverCliOptions): Promise<number> {
   const env = options.env ?? Deno.env.toObject();
@@ -180,26 +186,34 @@ export async function cutoverCli(options: CutoverCliOptions): Promise<number> {
     );
     return 2;
   }
-  let canary = options.canary;
-  if (canary && !options.dryRun) {
-    const cost =
-      "the cutover checks each agent's hooks with one small session in a scratch folder, at install " +
-      "and once more against the new server: model requests on your account";
-    if (Deno.stdin.isTerminal()) canary = askYes(`${cost}. Run them?`);
-    else console.log(`${cost} (--no-canary skips them)`);
+  const cost =
+    "one small session of each agent in a scratch folder, at install and once more against the new " +
+    "server: model requests on your account";
+  // a script gets what it asked for; a person is asked once the pre-flight passed, before anything changes
+  if (options.canary && !options.dryRun && !Deno.stdin.isTerminal()) {
+    console.log(`the canaries check each agent's hooks with ${cost} (--no-canary skips them)`);
   }
-  const agentEnv = options.agentEnv ??
-    (options.autostart && !options.dryRun && Deno.stdin.isTerminal() &&
-      askYes("Copy the agents' variables from this shell for the autostarted server (a 0600 file)?"));
+  const consent = Deno.stdin.isTerminal()
+    ? (ask: { canary: boolean; agentEnvNames: string[] }) => ({
+      canary: ask.canary && askYes(`Check each agent's hooks with ${cost}?`),
+      agentEnv: ask.agentEnvNames.length > 0 &&
+        askNo(
+          `Copy ${ask.agentEnvNames.join(", ")} from this shell into ${
+            join(asmHome, "agents.env")
+          } (0600), for the autostarted server?`,
+        ),
+    })
+    : undefined;
   return await sentenced("cutover", async () =>
     await runCutover({
       env,
       asmHome,
       agents: options.agents,
       board,
-      canary,
+      canary: options.canary,
       autostart: options.autostart,
-      agentEnv,
+      agentEnv: options.agentEnv,
+      consent,
       skipGates: options.skipGates,
       dryRun: options.dryRun,
       systemctl: options.systemctl ?? systemctlOf(env),

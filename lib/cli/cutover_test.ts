@@ -184,7 +184,7 @@ Deno.test("asm cutover: a dry run changes nothing; a cutover failed at step 5 an
         for (let n = 1; n <= 8; n++) assert.match(dry.text, new RegExp(`^  ${n}\\. `, "m"), dry.text);
         assert.match(
           dry.text,
-          /^ {2}ok {3}gates: the last run of every gate run is green \(gate0 [^)]*\); never run here: gate1-hook, /m,
+          /^ {2}ok {3}gates: the newest run of each gate run here is green \(gate0 [^)]*\); never run here: gate1-hook, /m,
         );
         assert.match(
           dry.text,
@@ -247,6 +247,18 @@ Deno.test("asm cutover: a dry run changes nothing; a cutover failed at step 5 an
         assert.equal(isLink(w.wantsLink), true, "the unit is enabled");
         assert.equal(modeLine(w), 'mode = "live"');
 
+        const again = await asm(["cutover", ...flags], w.env);
+        assert.equal(again.code, 1);
+        assert.match(
+          again.text,
+          /^ {2}FAIL journal: asm already runs live since the cutover \S+: nothing to do/m,
+        );
+        assert.doesNotMatch(
+          again.text,
+          /FAIL board/,
+          "the other checks are not judged on the cutover's own settings",
+        );
+
         const refused = await asm(["serve", "--testing", "--port", String(freePort())], w.env);
         assert.notEqual(refused.code, 0);
         assert.match(
@@ -292,7 +304,10 @@ Deno.test("asm cutover: a dry run changes nothing; a cutover failed at step 5 an
         const cut = await asm(["cutover", "--no-canary", "--no-autostart", ...flags], w.env);
         assert.equal(cut.code, 0, cut.text);
         assert.match(cut.text, /^ {2}done: skipped \(--no-autostart\)$/m);
-        assert.match(cut.text, /no canary event checked: canaries were not run \(--no-canary\)/);
+        assert.match(
+          cut.text,
+          /no canary checked that a hook event reaches the new server: canaries were not run \(--no-canary\)/,
+        );
         Deno.writeTextFileSync(config, "processed_days = 7\n" + Deno.readTextFileSync(config));
         const settings = JSON.parse(Deno.readTextFileSync(gemini));
         Deno.writeTextFileSync(gemini, JSON.stringify({ ...settings, person: "kept" }, null, 2));

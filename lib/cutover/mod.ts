@@ -5,12 +5,12 @@
  * stopped at any step or one that finished. The pre-flight and the dry run change nothing.
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type AgentConfig, loadAgents, writeFileAtomic } from "../agents/mod.ts";
 import { boardPath, type Env, findOnPath, loadSettings } from "../config/mod.ts";
 import { TomlEditError, tomlString } from "../config/toml_edit.ts";
 import { doctorFindings, gatherFacts } from "../doctor/mod.ts";
-import { userManagerProblem } from "../install/autostart.ts";
+import { agentEnvNames, userManagerProblem } from "../install/autostart.ts";
 import { boardLocation } from "../board/mod.ts";
 import { pathExists } from "../files/mod.ts";
 import { configuredOutliner } from "../reconcile/mod.ts";
@@ -55,7 +55,8 @@ export interface CutoverOptions {
   board: BoardTarget;
   canary: boolean;
   autostart: boolean;
-  agentEnv: boolean;
+  /** Copy the agents' variables for the unit; undefined: `consent` asks (false without it). */
+  agentEnv?: boolean;
   /** Cut over without a green gate run (said in the journal). */
   skipGates: boolean;
   dryRun: boolean;
@@ -68,6 +69,13 @@ export interface CutoverOptions {
   waitMs?: number;
   /** The gates this asm has, and the commit it was built from (the pre-flight's gates check). */
   gates?: GatesFacts;
+  /** Why there are no canaries when `canary` is false (default "--no-canary"). */
+  canaryWhy?: string;
+  /**
+   * Asked once the pre-flight passed, before step 1 (a person at a terminal): whether to spend the canaries'
+   * model requests and copy the named variables. Absent: `canary` and `agentEnv` as given.
+   */
+  consent?: (ask: { canary: boolean; agentEnvNames: string[] }) => { canary: boolean; agentEnv: boolean };
 }
 
 function contextOf(options: CutoverOptions): CutoverContext {
@@ -89,8 +97,9 @@ function contextOf(options: CutoverOptions): CutoverContext {
     agents,
     board: options.board,
     canary: options.canary,
+    canaryWhy: options.canaryWhy ?? "--no-canary",
     autostart: options.autostart,
-    agentEnv: options.agentEnv,
+    agentEnv: options.agentEnv ?? false,
     systemctl: options.systemctl,
     host: options.host,
     journal: new Journal(options.asmHome),
@@ -179,9 +188,11 @@ async function preflight(ctx: CutoverContext, options: CutoverOptions): Promise<
       ? {
         name: "journal",
         ok: false,
-        text: `the cutover ${now.run} is in place (${
-          now.finished ? "finished" : `stopped at step ${now.failed ?? now.lastStep}`
-        }): run asm rollback first`,
+        text: now.finished
+          ? `asm already runs live since the cutover ${now.run}: nothing to do (asm rollback undoes it)`
+          : `the cutover ${now.run} stopped at step ${
+            now.failed ?? now.lastStep
+          }: run asm rollback, then asm cutover again`,
       }
       : { name: "journal", ok: true, text: "no cutover in place" },
   );
@@ -250,6 +261,10 @@ async function cutover(options: CutoverOptions): Promise<number> {
   say("pre-flight:");
   for (const c of checks) say(`  ${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.text}`);
   const passes = preflightPasses(checks);
+  if (options.dryRun && standing(ctx.journal.records()).kind === "in-place") {
+    say("dry run: nothing was changed; the steps are not listed while a cutover is in place");
+    return 1;
+  }
   if (options.dryRun) {
     say("the steps:");
     for (const [i, step] of STEPS.entries()) {
@@ -266,6 +281,13 @@ async function cutover(options: CutoverOptions): Promise<number> {
   if (!passes) {
     say("the cutover did not start (nothing was changed): fix what the pre-flight says, then run it again");
     return 1;
+  }
+  if (options.consent) {
+    const names = ctx.autostart && options.agentEnv === undefined ? agentEnvNames(ctx.all, ctx.env) : [];
+    const answer = options.consent({ canary: ctx.canary, agentEnvNames: names });
+    if (ctx.canary && !answer.canary) ctx.canaryWhy = "you chose not to run them";
+    ctx.canary = answer.canary;
+    if (options.agentEnv === undefined) ctx.agentEnv = answer.agentEnv;
   }
   const run = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
   const { journal } = ctx;
@@ -287,8 +309,10 @@ async function cutover(options: CutoverOptions): Promise<number> {
   const written = new Map<string, { state: ReturnType<typeof fileState>; step: number }>();
   for (const [i, step] of STEPS.entries()) {
     const n = i + 1;
-    const facts = await step.facts?.(ctx) ?? {};
-    const files = [...new Set(step.files(ctx))].map((p) => journal.keep(p));
+    const paths = [...new Set(step.files(ctx))];
+    // the folders a step's files would be made in that are not there yet: its undo removes them when empty
+    const facts = { ...await step.facts?.(ctx) ?? {}, absent_folders: absentFolders(paths) };
+    const files = paths.map((p) => journal.keep(p));
     const begun = journal.append({ kind: "begin", run, step: n, name: STEP_NAMES[i], files, facts });
     say(`step ${n}/${STEPS.length}: ${STEP_NAMES[i]}`);
     let outcome;
@@ -333,6 +357,11 @@ async function cutover(options: CutoverOptions): Promise<number> {
   }
   journal.append({ kind: "finished", run });
   say(`the cutover is done: asm runs live on the real board. \`asm rollback\` undoes it, newest step first`);
+  const trust = done.get(2)?.needs_trust;
+  if (Array.isArray(trust) && trust.length > 0) {
+    say("still yours to do:");
+    for (const advice of trust) say(`  ${advice}`);
+  }
   return 0;
 }
 
@@ -401,7 +430,29 @@ async function undoStep(ctx: CutoverContext, step: UndoStep): Promise<StepUndo> 
     }
   }
   lines.push(...(await spec.undoLast?.(ctx, step, left) ?? []));
+  const absent = Array.isArray(step.facts.absent_folders) ? step.facts.absent_folders as string[] : [];
+  const removed = absent.filter(removeIfEmpty);
+  if (removed.length) lines.push(`removed the empty folder(s) the step made: ${removed.join(", ")}`);
   return { lines, left, edited };
+}
+
+/** The folders above `paths` that do not exist, deepest first (each up to the nearest one that does). */
+function absentFolders(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const path of paths) {
+    for (let dir = dirname(path); dir !== dirname(dir) && !pathExists(dir); dir = dirname(dir)) out.add(dir);
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/** Removes a folder only when it is empty (something of anyone's in it keeps it); true when it went. */
+function removeIfEmpty(dir: string): boolean {
+  try {
+    Deno.removeSync(dir);
+    return true;
+  } catch {
+    return false; // not empty, or gone already
+  }
 }
 
 /**
@@ -511,7 +562,8 @@ async function rollback(options: RollbackOptions): Promise<number> {
   say(
     left > 0
       ? `rolled back, except ${left} thing(s) said above as left`
-      : "rolled back: every file the cutover changed is as it was, and asm runs as it did before",
+      : "rolled back: every file the cutover changed is as it was, and asm runs as it did before (what the live " +
+        "server wrote to the board meanwhile, such as card ids, stays on the board)",
   );
   return left > 0 ? 1 : 0;
 }

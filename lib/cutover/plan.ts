@@ -95,7 +95,7 @@ export function gatesCheck(
   return {
     name: "gates",
     ok: true,
-    text: `the last run of every gate run is green (${list})` +
+    text: `the newest run of each gate run here is green (${list})` +
       (never.length ? `; never run here: ${never.join(", ")}` : ""),
   };
 }

@@ -57,6 +57,8 @@ export interface CutoverContext {
   board: BoardTarget;
   /** The person agreed to the canaries (one model request per agent, twice: install and post-check). */
   canary: boolean;
+  /** Why there are no canaries, as the person would say it ("--no-canary", "you chose not to run them"). */
+  canaryWhy: string;
   /** Enable autostart (false: `--no-autostart`, step 5 records that it was skipped). */
   autostart: boolean;
   /** Copy the agents' variables into the unit's EnvironmentFile (the person agreed). */
@@ -288,10 +290,13 @@ const backUp: StepSpec = {
     `keeps a copy of each file the cutover may change, in ${ctx.journal.blobs}:`,
     ...backUp.files(ctx).map((p) => `  ${p} (${exists(p)})`),
   ],
-  run: (ctx) =>
-    Promise.resolve({
-      detail: `${backUp.files(ctx).length} files kept (those that exist) in ${ctx.journal.blobs}`,
-    }),
+  run: (ctx) => {
+    const files = backUp.files(ctx);
+    const there = files.filter((p) => fileState(p).sha256 !== null).length;
+    return Promise.resolve({
+      detail: `${there} file(s) kept in ${ctx.journal.blobs} (${files.length - there} not there yet)`,
+    });
+  },
 };
 
 const installStep: StepSpec = {
@@ -303,7 +308,7 @@ const installStep: StepSpec = {
     } and the hook's runtime into ${join(ctx.asmHome, "bin")}`,
     ctx.canary
       ? `then runs each agent's canary: one small session in a scratch folder, one model request per agent`
-      : "no canaries (--no-canary)",
+      : `no canaries (${ctx.canaryWhy})`,
   ],
   async run(ctx) {
     const results = installHooks({
@@ -314,6 +319,7 @@ const installStep: StepSpec = {
     const lines: string[] = [];
     const problems: string[] = [];
     const passed: string[] = [];
+    const needsTrust: string[] = [];
     for (const result of results) {
       lines.push(`${result.agent}: ${installLine(result)}`);
       if (result.kind === "NotInstalled") {
@@ -321,7 +327,10 @@ const installStep: StepSpec = {
         continue;
       }
       const review = result.trust?.state === "needs-review";
-      if (review) lines.push(`  ${result.agent} asks you to trust asm's hooks: ${result.trust!.advice}`);
+      if (review) {
+        lines.push(`  ${result.agent} asks you to trust asm's hooks: ${result.trust!.advice}`);
+        needsTrust.push(`${result.agent}: ${result.trust!.advice}`);
+      }
       if (!ctx.canary) continue;
       const agent = ctx.agents.find((a) => a.name === result.agent)!;
       const outcome: CanaryOutcome = (await runCanary({ agent, env: ctx.env, asmHome: ctx.asmHome })).outcome;
@@ -336,7 +345,7 @@ const installStep: StepSpec = {
     return {
       detail: `hooks installed for ${results.map((r) => r.agent).join(", ")}`,
       lines,
-      facts: { canary_passed: passed },
+      facts: { canary_passed: passed, needs_trust: needsTrust },
     };
   },
   undoChanged(ctx, step, changed) {
@@ -376,12 +385,9 @@ const installStep: StepSpec = {
       return Promise.resolve([`kept the install's backups in ${join(ctx.asmHome, "backups")}`]);
     }
     const before = Array.isArray(step.facts.backups) ? step.facts.backups as string[] : [];
-    const lines: string[] = [];
-    for (const name of backupNames(ctx).filter((n) => !before.includes(n))) {
-      Deno.removeSync(join(ctx.asmHome, "backups", name), { recursive: true });
-      lines.push(`removed the install's backup ${name}`);
-    }
-    return Promise.resolve(lines);
+    const made = backupNames(ctx).filter((n) => !before.includes(n));
+    for (const name of made) Deno.removeSync(join(ctx.asmHome, "backups", name), { recursive: true });
+    return Promise.resolve(made.length ? [`removed the ${made.length} backup file(s) the install made`] : []);
   },
 };
 
@@ -540,6 +546,7 @@ const restartStep: StepSpec = {
     return { detail: r.lines.join("; "), facts: { pid: now?.pid ?? null, port: now?.port ?? null } };
   },
   async undoFirst(ctx) {
+    if (currentHolder(ctx.asmHome) === null) return ["no server was running"];
     const r = await ctx.host.stop();
     return r.lines;
   },
@@ -585,13 +592,22 @@ const postCheck: StepSpec = {
       `the first board pass, a dry run of ${summary.location}: ${summary.actions} action(s) it would take, ` +
         `${summary.would_identify ?? 0} card(s) it would give an id, nothing written`,
     );
+    if (Number(summary.would_identify ?? 0) > 0 || Number(summary.actions ?? 0) > 0) {
+      lines.push(
+        "  the server's first real pass does that within about 20 s (until then the page shows the board as read)",
+      );
+    }
     for (const action of dry.slice(0, -1).slice(0, 30)) lines.push(`  would ${describeAction(action)}`);
     if (dry.length > 31) lines.push(`  ... and ${dry.length - 31} more`);
     const passed = Array.isArray(done.get(2)?.canary_passed) ? done.get(2)!.canary_passed as string[] : [];
     const agent = ctx.agents.find((a) => passed.includes(a.name));
-    if (!ctx.canary) lines.push("no canary event checked: canaries were not run (--no-canary)");
-    else if (!agent) throw new Error("no agent's canary passed at install, so no canary can prove the drain");
-    else {
+    if (!ctx.canary) {
+      lines.push(
+        `no canary checked that a hook event reaches the new server: canaries were not run (${ctx.canaryWhy})`,
+      );
+    } else if (!agent) {
+      throw new Error("no agent's canary passed at install, so no canary can prove the drain");
+    } else {
       const run = await runCanary({ agent, env: ctx.env, asmHome: ctx.asmHome });
       if (run.outcome.kind !== "passed") throw new Error(`the canary failed: ${run.outcome.detail}`);
       const processed = join(ctx.asmHome, "processed");
