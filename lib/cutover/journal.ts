@@ -134,7 +134,11 @@ export class Journal {
           linked = true;
         } catch { /* another file system: copied instead */ }
       }
-      if (!linked) Deno.copyFileSync(path, partial);
+      if (!linked) {
+        Deno.copyFileSync(path, partial);
+        // a copy is the data folder's: private, whatever the original's mode (recorded in the journal)
+        Deno.chmodSync(partial, 0o600);
+      }
       Deno.renameSync(partial, blob);
     }
     return { path, ...state, blob: state.sha256 };

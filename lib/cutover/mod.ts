@@ -511,6 +511,7 @@ async function rollback(options: RollbackOptions): Promise<number> {
   say(`rolling back the cutover ${plan.run}, newest step first:`);
   let left = 0;
   const said = new Set<string>();
+  const edited: string[] = [];
   for (const step of plan.steps) {
     say(`undo step ${step.step}: ${step.name}`);
     let result;
@@ -527,6 +528,7 @@ async function rollback(options: RollbackOptions): Promise<number> {
     if (result.lines.length === 0) say("  nothing to undo");
     left += result.left.length;
     for (const path of [...result.left, ...result.edited]) said.add(path);
+    for (const path of result.edited) if (!edited.includes(path)) edited.push(path);
     journal.append({ kind: "undo", run: plan.run, step: step.step, lines: result.lines });
   }
   const lines: string[] = [];
@@ -562,8 +564,13 @@ async function rollback(options: RollbackOptions): Promise<number> {
   say(
     left > 0
       ? `rolled back, except ${left} thing(s) said above as left`
-      : "rolled back: every file the cutover changed is as it was, and asm runs as it did before (what the live " +
-        "server wrote to the board meanwhile, such as card ids, stays on the board)",
+      : `rolled back: ${
+        edited.length
+          ? `every file the cutover changed is as it was, except ${edited.length} changed since, out of which ` +
+            "only the cutover's own part was taken"
+          : "every file the cutover changed is as it was"
+      }, and asm runs as it did before (what the live server wrote to the board meanwhile, such as card ids, ` +
+        "stays on the board)",
   );
   return left > 0 ? 1 : 0;
 }

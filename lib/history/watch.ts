@@ -15,6 +15,8 @@ export const WATCH_SETTLE_MS = 150;
  * hand-over is one small import; the paths of the meantime are gathered into the next.
  */
 export const WATCH_MIN_GAP_MS = 500;
+/** The longest a changed path waits for its burst to settle (ms): steady writes never hold a read back for ever. */
+export const WATCH_MAX_WAIT_MS = 1000;
 
 /** What starts a watch: Deno's own, or a test's. */
 export type WatchFs = (paths: string[], options: { recursive: boolean }) => Deno.FsWatcher;
@@ -39,6 +41,8 @@ export class TranscriptWatch {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #handing: Promise<void> | null = null;
   #lastHanded = -Infinity;
+  /** when the oldest path waiting was seen (performance.now), or null */
+  #waitingSince: number | null = null;
   #closed = false;
 
   constructor(options: TranscriptWatchOptions) {
@@ -77,6 +81,11 @@ export class TranscriptWatch {
         for await (const event of watcher) {
           if (this.#closed) break;
           for (const path of event.paths) this.#pending.add(path);
+          this.#waitingSince ??= performance.now();
+          // a burst settles, but a path waits no longer than the most: steady writes are read as they go
+          if (performance.now() - this.#waitingSince >= WATCH_MAX_WAIT_MS && this.#timer !== undefined) {
+            continue;
+          }
           if (this.#timer !== undefined) clearTimeout(this.#timer);
           this.#timer = setTimeout(() => this.#settled(), this.#options.settleMs ?? WATCH_SETTLE_MS);
         }
@@ -102,6 +111,7 @@ export class TranscriptWatch {
     this.#lastHanded = performance.now();
     const paths = [...this.#pending];
     this.#pending.clear();
+    this.#waitingSince = null;
     this.#handing = (async () => {
       try {
         await this.#options.onChange(paths);

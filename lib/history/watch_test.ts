@@ -52,9 +52,14 @@ Deno.test("a transcript that grows, shrinks or appears is read through the watch
   const path = w.place(fixture(`claude/signals/SIGKILL-idle.${SID}.jsonl`), REL);
   const runner = runnerOf(w, { yieldEveryMs: 5 });
   await runner.full();
+  // the paths the watch handed on, once the runner has read them
+  const read: string[] = [];
   const watch = new TranscriptWatch({
     log: (l) => w.logged.push(l),
-    onChange: async (paths) => void await runner.refreshFiles(paths),
+    onChange: async (paths) => {
+      await runner.refreshFiles(paths);
+      read.push(...paths);
+    },
     settleMs: 50,
     minGapMs: 100,
   });
@@ -78,6 +83,10 @@ Deno.test("a transcript that grows, shrinks or appears is read through the watch
     // shrunk (rewritten shorter): read again from its start, as the walk reads it
     Deno.writeTextFileSync(otherPath, line("only this", other));
     await until("the rewritten transcript's one turn", () => row(other)?.turns === 1);
+    // deleted: the row stays (a session past is kept), as the walk keeps it
+    Deno.removeSync(otherPath);
+    await until("the deleted path handed on and read", () => read.includes(otherPath));
+    assert.equal(row(other)?.turns, 1);
     // the walk over the same files changes nothing the watch wrote
     const before = sessionViews(w.ledger, { all: true }).map((s) => [s.asm_id, s.turns, s.title]);
     const walk = await runner.full();
