@@ -73,7 +73,7 @@ Deno.test("asm doctor --json names what is broken and exits 0 only when nothing 
     const server_ = healthy.report.findings.find((f) => f.subject === "asm" && f.check === "server")!;
     assert.equal(
       server_.text,
-      `asm is running (pid ${holder.pid}, port ${port}) and every layer is healthy.`,
+      `asm is running (pid ${holder.pid}, port ${port}, testing mode) and every layer is healthy.`,
     );
     for (const name of ["claude", "codex", "gemini"]) {
       const binary = healthy.report.findings.find((f) => f.subject === name && f.check === "binary")!;

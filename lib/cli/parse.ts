@@ -79,9 +79,14 @@ function optionIn(message: string): string {
   return quoted.match(/--[^\s,<']+/)?.[0] ?? quoted.split(/[\s,]/)[0] ?? quoted;
 }
 
-/** The closest option name, for "did you mean": at most two edits away. */
+/**
+ * The closest option name, for "did you mean": at most two edits away, else the one option the word begins
+ * (`--board` for `--board-path`).
+ */
 function closest(word: string, names: string[]): string | null {
-  let best: string | null = null;
+  const begun = word.length >= 3 ? names.filter((n) => n.startsWith(`${word}-`)) : [];
+  let best: string | null = begun.length === 1 ? begun[0] : null;
+  if (best !== null) return best;
   let bestDistance = 3;
   for (const name of names) {
     const d = editDistance(word, name);

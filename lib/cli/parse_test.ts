@@ -25,6 +25,7 @@ const LAUNCH: CommandSpec = {
     agent: { type: "string", required: true, description: "the agent" },
     prompt: { type: "string", description: "the prompt" },
     only: { type: "string", multiple: true, description: "repeatable" },
+    "board-path": { type: "string", description: "a file" },
   },
 };
 
@@ -126,6 +127,7 @@ Deno.test("a --help after -- is an argument for deno test, not a request for hel
 
 const REFUSED: [string[], RegExp][] = [
   [["serve", "--prot", "1"], /^serve has no option --prot; did you mean --port\?$/],
+  [["launch", "--board", "x"], /^launch has no option --board; did you mean --board-path\?$/],
   [["serve", "--port"], /^--port needs a value$/],
   [
     ["serve", "--port", "--testing"],

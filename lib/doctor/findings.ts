@@ -87,6 +87,8 @@ export type ServerFacts =
     kind: "running";
     pid: number;
     port: number | null;
+    /** "live" or "testing" (the board it keeps), as its lock says; null for an older lock. */
+    mode?: string | null;
     /** Its health model, or null when it did not answer (`error` says why). */
     health: HealthModel | null;
     error: string | null;
@@ -183,6 +185,11 @@ function finding(
   return { subject, check, severity, text, fix };
 }
 
+/** ", live mode" / ", testing mode": the switch a person most needs to see; nothing when the lock does not say. */
+function modeWords(mode: string | null | undefined): string {
+  return mode ? `, ${mode} mode` : "";
+}
+
 function serverFindings(f: DoctorFacts): Finding[] {
   const s = f.server;
   const startWith = f.unit?.enabled ? "`systemctl --user start asm` (or `asm serve`)" : "`asm serve`";
@@ -245,8 +252,11 @@ function serverFindings(f: DoctorFacts): Finding[] {
     "server",
     s.health.ok ? "ok" : "broken",
     s.health.ok
-      ? `asm is running (pid ${s.pid}, port ${s.port}) and every layer is healthy.`
-      : `asm is running (pid ${s.pid}, port ${s.port}) with ${s.health.problems.length} layer(s) not healthy.`,
+      ? `asm is running (pid ${s.pid}, port ${s.port}${modeWords(s.mode)}) and every layer is healthy.`
+      : `asm is running (pid ${s.pid}, port ${s.port}${
+        modeWords(s.mode)
+      }) with ${s.health.problems.length} ` +
+        "layer(s) not healthy.",
   )];
   for (const row of healthRows(s.health)) {
     out.push(

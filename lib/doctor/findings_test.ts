@@ -87,7 +87,7 @@ function well(extra: Partial<DoctorFacts> = {}): DoctorFacts {
     hookRuntime: [],
     wrapper: { path: "/h/.asm/bin/asm-hook", present: true },
     unit: null,
-    server: { kind: "running", pid: 10, port: 7777, health: healthy(), error: null },
+    server: { kind: "running", pid: 10, port: 7777, mode: "live", health: healthy(), error: null },
     agents: [agent("a"), agent("b")],
     logErrors: [],
     ledgerProblem: null,
@@ -114,7 +114,7 @@ Deno.test("a healthy machine: nothing broken, ok, and the autostart's absence is
   assert.equal(only(report.findings, "unit").severity, "note");
   assert.equal(
     only(report.findings, "server").text,
-    "asm is running (pid 10, port 7777) and every layer is healthy.",
+    "asm is running (pid 10, port 7777, live mode) and every layer is healthy.",
   );
   assert.deepEqual(
     report.findings.filter((f) => f.subject === "a").map((f) => [f.check, f.severity]),

@@ -364,9 +364,10 @@ async function serverFacts(asmHome: string, health: HealthSource): Promise<Serve
   }
   const answer = await health({ pid: holder.pid, port: holder.port });
   const { pid, port } = holder;
+  const mode = holder.board_mode ?? null;
   return "health" in answer
-    ? { kind: "running", pid, port, health: answer.health, error: null }
-    : { kind: "running", pid, port, health: null, error: answer.error };
+    ? { kind: "running", pid, port, mode, health: answer.health, error: null }
+    : { kind: "running", pid, port, mode, health: null, error: answer.error };
 }
 
 /** Every fact the doctor judges. */

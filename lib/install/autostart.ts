@@ -69,7 +69,7 @@ export interface UnitFacts {
 /** The unit file's text. Throws {@link UnitValueError} for a value a unit cannot carry. */
 export function renderUnit(facts: UnitFacts): string {
   const lines = [
-    "# written by `asm install`; `asm uninstall` removes it",
+    "# written by `asm install` (or `asm cutover`); `asm uninstall` (or `asm rollback`) removes it",
     "[Unit]",
     "Description=asm, the AI Session Manager (http://127.0.0.1)",
     "",

@@ -18,7 +18,7 @@ Deno.test("GET /api/doctor: the findings as the running server sees them, its ow
     report.findings.find((f) => f.subject === subject && f.check === check)?.text;
   assert.equal(
     text("asm", "server"),
-    `asm is running (pid ${Deno.pid}, port ${s.server.port}) and every layer is healthy.`,
+    `asm is running (pid ${Deno.pid}, port ${s.server.port}, testing mode) and every layer is healthy.`,
   );
   assert.equal(
     text("claude", "transcripts"),
