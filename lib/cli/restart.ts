@@ -143,7 +143,7 @@ async function stopped(holder: LockHolder, waitMs: number): Promise<boolean> {
 export async function stopCli(options: RestartOptions = {}): Promise<number> {
   const env = options.env ?? Deno.env.toObject();
   const say = options.say ?? ((line: string) => console.log(line));
-  const error = options.error ?? ((line: string) => error(line));
+  const error = options.error ?? ((line: string) => console.error(line));
   const waitMs = options.waitMs ?? 30_000;
   const home = defaultAsmHome(env);
   const holder = currentHolder(home);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isSameProcess, listenerOn, pidsHolding } from "../procs/mod.ts";
-import { currentHolder, type LockHolder } from "../server/lock.ts";
+import { acquireWriterLock, currentHolder, type LockHolder } from "../server/lock.ts";
 import { planRestart } from "./restart.ts";
 import { asm, servedHome, spawnServe, until } from "./_test_utils.ts";
 
@@ -161,6 +161,24 @@ Deno.test("asm stop stops the server its lock names and frees the port; with not
       server.kill("SIGTERM");
     } catch { /* already gone */ }
     await server.status;
+    Deno.removeSync(root, { recursive: true });
+  }
+});
+
+Deno.test("asm stop leaves an import that holds the lock to finish, and says so in one sentence", async () => {
+  const { root, asmHome, env } = servedHome("asm-stop-import-");
+  // this test process holds the data folder as an `asm import` would
+  const lock = acquireWriterLock(asmHome, { mode: "import" });
+  try {
+    const refused = await asm(["stop"], env);
+    assert.deepEqual([refused.code, refused.text], [
+      1,
+      `asm stop: asm import (pid ${Deno.pid}) holds ${asmHome} and ends by itself; asm stop stops only its ` +
+      "server\n",
+    ]);
+    assert.equal(currentHolder(asmHome)?.pid, Deno.pid, "the import's lock is left alone");
+  } finally {
+    lock.release();
     Deno.removeSync(root, { recursive: true });
   }
 });
