@@ -194,31 +194,39 @@ export function takeCutoverLock(asmHome: string, what: string): (() => void) | s
     bootId: me?.bootId ?? null,
     what,
   });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      Deno.writeTextFileSync(path, text, { createNew: true, mode: 0o600 });
-      return () => {
-        try {
-          if (Deno.readTextFileSync(path) === text) Deno.removeSync(path);
-        } catch { /* gone already */ }
-      };
-    } catch (err) {
-      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  // the lock appears whole or not at all (written aside, then linked in): a second run never reads it half-written
+  // and takes it for a dead one's
+  const aside = `${path}.${Deno.pid}`;
+  Deno.writeTextFileSync(aside, text, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        Deno.linkSync(aside, path);
+        return () => {
+          try {
+            if (Deno.readTextFileSync(path) === text) Deno.removeSync(path);
+          } catch { /* gone already */ }
+        };
+      } catch (err) {
+        if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+      }
+      let held: { pid?: number; procStart?: number; bootId?: string | null; what?: string } = {};
+      try {
+        held = JSON.parse(Deno.readTextFileSync(path));
+      } catch {
+        /* unreadable (it is never half written): no live process is named, so it is stale */
+      }
+      if (
+        typeof held.pid === "number" && typeof held.procStart === "number" &&
+        isSameProcess({ pid: held.pid, procStart: held.procStart, bootId: held.bootId ?? null })
+      ) {
+        return `asm ${held.what ?? "cutover"} (pid ${held.pid}) is running on ${asmHome}: wait for it to end`;
+      }
+      // its process is gone (killed mid-step): the journal says what it did; the lock is taken over
+      Deno.removeSync(path);
     }
-    let held: { pid?: number; procStart?: number; bootId?: string | null; what?: string } = {};
-    try {
-      held = JSON.parse(Deno.readTextFileSync(path));
-    } catch {
-      /* half written or unreadable: its writer is judged by the pid alone, which is unknown: stale */
-    }
-    if (
-      typeof held.pid === "number" && typeof held.procStart === "number" &&
-      isSameProcess({ pid: held.pid, procStart: held.procStart, bootId: held.bootId ?? null })
-    ) {
-      return `asm ${held.what ?? "cutover"} (pid ${held.pid}) is running on ${asmHome}: wait for it to end`;
-    }
-    // its process is gone (killed mid-step): the journal says what it did; the lock is taken over
-    Deno.removeSync(path);
+    return `${path} could not be taken`;
+  } finally {
+    Deno.removeSync(aside);
   }
-  return `${path} could not be taken`;
 }

@@ -44,6 +44,7 @@ export class TranscriptWatch {
   /** when the oldest path waiting was seen (performance.now), or null */
   #waitingSince: number | null = null;
   #closed = false;
+  #lastProblem: string | null = null;
 
   constructor(options: TranscriptWatchOptions) {
     this.#options = options;
@@ -72,14 +73,21 @@ export class TranscriptWatch {
       const problem =
         `the transcript folders cannot be watched (${errorText(err)}); changes are read by the ` +
         "refresh and the 15-minute walk instead";
-      this.#options.log({ what: "transcript watch failed", error: errorText(err) });
+      // armed again every minute: the same refusal is one log line, not one a minute
+      if (problem !== this.#lastProblem) {
+        this.#options.log({ what: "transcript watch failed", error: errorText(err) });
+      }
+      this.#lastProblem = problem;
       return problem;
     }
+    this.#lastProblem = null;
     const watcher = this.#watcher;
     this.#loop = (async () => {
       try {
         for await (const event of watcher) {
           if (this.#closed) break;
+          // a read (the import's own, a search's) changes nothing
+          if (event.kind === "access") continue;
           for (const path of event.paths) this.#pending.add(path);
           this.#waitingSince ??= performance.now();
           // a burst settles, but a path waits no longer than the most: steady writes are read as they go

@@ -96,3 +96,33 @@ Deno.test("a transcript that grows, shrinks or appears is read through the watch
     await watch.close();
   }
 });
+
+Deno.test("a watch the kernel refuses is one log line however often it is armed again, and arms once it can", async () => {
+  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-watch-" }));
+  const logged: Record<string, unknown>[] = [];
+  let refuse = true;
+  const watch = new TranscriptWatch({
+    log: (l) => void logged.push(l),
+    onChange: () => {},
+    watchFs: (paths, options) => {
+      if (refuse) throw new Error("inotify watch limit reached");
+      return Deno.watchFs(paths, options);
+    },
+  });
+  try {
+    for (let i = 0; i < 3; i++) {
+      assert.match(
+        (await watch.arm([root]))!,
+        /^the transcript folders cannot be watched \(inotify watch limit/,
+      );
+    }
+    assert.equal(logged.filter((l) => l.what === "transcript watch failed").length, 1);
+    assert.deepEqual(watch.roots(), []);
+    refuse = false;
+    assert.equal(await watch.arm([root]), null);
+    assert.deepEqual(watch.roots(), [root]);
+  } finally {
+    await watch.close();
+    Deno.removeSync(root, { recursive: true });
+  }
+});
