@@ -93,6 +93,9 @@ interface ChildReport {
   problems?: number;
   /** the notify child: each sample's time from the append to the row (ms) */
   samples?: number[];
+  /** phase one: when its rows were written (ms from the start), and the rows it listed */
+  list_ms?: number | null;
+  listed?: number;
 }
 
 function round(n: number, places = 1): number {
@@ -359,6 +362,8 @@ async function importChild(asmHome: string): Promise<ChildReport> {
       files_unchanged: report.files_unchanged,
       files_read: report.files_read,
       problems: report.problems,
+      list_ms: report.list_ms,
+      listed: report.files_listed,
     };
   } finally {
     ledger.close();

@@ -30,5 +30,5 @@ export type {
 export { type LineSink, passFile, type PassOptions, type PassOutcome, yieldToLoop } from "./byte_pass.ts";
 export { simdAvailable } from "./newline_scan.ts";
 export { projectName, type ProjectRules } from "./project.ts";
-export { type DeriveContext, deriveSession } from "./session.ts";
+export { type DeriveContext, deriveSession, titleOf } from "./session.ts";
 export { type HeatmapCell, type HeatmapSeries, heatmapSeries } from "./heatmap.ts";

@@ -1,9 +1,12 @@
 /**
  * The history import, the shell around the byte pass: walk every agent's transcript store, skip the files whose
- * (size, mtime) are unchanged (import_state loaded once, nothing opened), read the rest (a grown file on from its
- * saved offset, with its saved fold state), fold each session's files into facts, let each agent add what lives
- * outside its transcripts, derive the rows (title, closeout, project) and write them in batches, one transaction
- * per batch. Bad input never stops it: a file that cannot be read, or reads badly, costs one log line.
+ * (size, mtime) are unchanged (import_state loaded once, nothing opened), and, when many files are new (a first
+ * run), list them first from their two ends (phase one, `list.ts`: every row the list shows, in about the time
+ * the walk takes). Then read the rest, newest first (a grown file on from its saved offset, with its saved fold
+ * state), fold each session's files into facts, let each agent add what lives outside its transcripts, derive the
+ * rows (title, closeout, project) and write them in batches, one transaction per batch (phase two: a batch
+ * written is done; a server killed mid-way goes on from the files not yet derived). Bad input never stops it: a
+ * file that cannot be read, or reads badly, costs one log line.
  * @module
  */
 import { type Env, homeDir } from "../config/mod.ts";
@@ -23,6 +26,7 @@ import { type ImportProgress, progressOf } from "./progress.ts";
 import { closeCopyStores, copyRefOf } from "./copies.ts";
 import { bundles, completions, defaultReadWorkers, type ReadPool, startReadPool } from "./read_pool.ts";
 import { type FileRead, type ReadDone, type ReadJob, readTranscript } from "./read_file.ts";
+import { listFiles, type Readers } from "./list.ts";
 import { projectRoots } from "./roots.ts";
 import { type Clock, errorText, type Log, type LogLine } from "../lang/mod.ts";
 
@@ -67,6 +71,11 @@ export interface ImportOptions {
   now?: Clock;
   /** True when the import must stop (its server is closing): it stops between files, writing nothing more. */
   shouldStop?: () => boolean;
+  /**
+   * Phase one: list the files the ledger has no record of from their two ends before reading anything whole.
+   * Default: when {@link LIST_FIRST_FILES} or more are new (never for `only`).
+   */
+  list?: boolean;
 }
 
 /** What one import did. */
@@ -88,6 +97,9 @@ export interface ImportReport {
   stopped: boolean;
   /** read workers that read the files (0: they were read in the importing thread) */
   read_workers: number;
+  /** phase one: files listed from their two ends, and when their rows were written (ms from the start); null: none */
+  files_listed: number;
+  list_ms: number | null;
 }
 
 /** The agents that can read transcripts, with their capability. */
@@ -111,9 +123,6 @@ export async function importOnce(options: ImportOptions): Promise<ImportReport> 
     closeCopyStores();
   }
 }
-
-/** Which agent reads a file, by agent name. */
-type Readers = Map<string, { agent: AgentConfig; cap: TranscriptCapability }>;
 
 /** One planned read (what `planReads` chose). */
 type PlannedRead = ReturnType<typeof planReads>["reads"][number];
@@ -151,6 +160,8 @@ class ImportRun {
       problems: 0,
       stopped: false,
       read_workers: 0,
+      files_listed: 0,
+      list_ms: null,
     };
   }
 
@@ -197,6 +208,7 @@ async function runImport(options: ImportOptions, workers: { pool: ReadPool | nul
   if (workersAllowed > 0 && known.size < PARALLEL_FILES) workers.pool = startReadPool(workersAllowed);
   const { files, readers } = walkStores(run);
   const reads = planImport(run, files, known);
+  await listFirst(run, reads, readers);
   sizeThePool(run, reads, workersAllowed);
   await readAndWrite(run, reads, { files, readers, known });
   return run.finish();
@@ -249,6 +261,27 @@ function planImport(
   run.totals.bytes = reads.reduce((n, r) => n + Math.max(r.file.size - r.from, 0), 0);
   run.progress("read", true);
   return reads;
+}
+
+/** Phase one, when asked or when many files are new: their rows, from their two ends, before any full read. */
+async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers): Promise<void> {
+  const { options } = run;
+  if (options.only !== undefined || options.shouldStop?.()) return;
+  const unlisted = reads.filter((r) => r.unlisted).map((r) => r.file);
+  if (unlisted.length === 0 || !(options.list ?? unlisted.length >= LIST_FIRST_FILES)) return;
+  run.progress("list", true);
+  const listed = await listFiles(unlisted, {
+    ledger: options.ledger,
+    readers,
+    env: options.env,
+    io: run.io,
+    harnessRoots: options.harnessRoots,
+    pool: run.workers.pool,
+    problem: run.problem,
+    now: run.now,
+  });
+  run.report.files_listed = listed.files - listed.failed;
+  run.report.list_ms = run.now() - run.t0;
 }
 
 /** Reads go to workers when they are many (the writer keeps this thread); a few are read here. */
@@ -395,6 +428,8 @@ function batchWriter(
   };
 }
 
+/** New files worth listing before the full pass reads them (fewer are read whole about as fast). */
+export const LIST_FIRST_FILES = 64;
 /** Reads worth workers: this many files, or this many bytes. */
 const PARALLEL_FILES = 64;
 const PARALLEL_BYTES = 32 << 20;

@@ -1,8 +1,9 @@
 /**
  * Which transcript files an import reads, and from where, pure: a file whose (size, mtime) match what was read
  * last time is skipped without being opened; the same file (same inode) that grew is read on from its saved
- * offset; anything else (new, shrunk, replaced, or a file that is one JSON document rewritten whole) is read from
- * the start.
+ * offset; anything else (new, shrunk, replaced, a file that is one JSON document rewritten whole, or one only
+ * phase one has read the ends of) is read from the start. Newest first: on a first run the sessions a person
+ * worked in last are derived first.
  * @module
  */
 import type { TranscriptFile } from "../derive/mod.ts";
@@ -15,6 +16,8 @@ export interface ReadPlan {
   mode: "full" | "resume";
   from: number;
   known: KnownFile | null;
+  /** phase one has not listed it as it is now (new, or listed before it changed): its ends are read first */
+  unlisted: boolean;
 }
 
 /** The plan of one import. */
@@ -23,13 +26,18 @@ export interface ImportPlan {
   unchanged: number;
 }
 
-/** True when the file is exactly what was read last time. */
-export function isUnchanged(file: TranscriptFile, known: KnownFile | undefined): boolean {
+/** True when the file is exactly what was read last time (ends or whole). */
+function sameFile(file: TranscriptFile, known: KnownFile | undefined): boolean {
   return known !== undefined && known.size === file.size && known.mtime === isoAt(file.mtimeMs) &&
     (known.ino === null || file.ino === null || known.ino === file.ino);
 }
 
-/** Plans the reads: unchanged files are only counted; the rest are read, in path order. */
+/** True when the file is exactly what the full pass read last time. */
+export function isUnchanged(file: TranscriptFile, known: KnownFile | undefined): boolean {
+  return sameFile(file, known) && !known!.listed;
+}
+
+/** Plans the reads: unchanged files are only counted; the rest are read, newest first. */
 export function planReads(files: TranscriptFile[], known: Map<string, KnownFile>): ImportPlan {
   const reads: ReadPlan[] = [];
   let unchanged = 0;
@@ -39,12 +47,16 @@ export function planReads(files: TranscriptFile[], known: Map<string, KnownFile>
       unchanged++;
       continue;
     }
-    const sameFile = k !== undefined && k.agent === file.agent &&
+    const same = k !== undefined && k.agent === file.agent &&
       (k.ino === null || file.ino === null || k.ino === file.ino);
-    if (sameFile && !file.whole && file.size >= k.size && k.read_offset > 0 && k.read_offset <= file.size) {
-      reads.push({ file, mode: "resume", from: k.read_offset, known: k });
-    } else reads.push({ file, mode: "full", from: 0, known: k ?? null });
+    const unlisted = k === undefined || (k.listed && !sameFile(file, k));
+    if (
+      same && !k.listed && !file.whole && file.size >= k.size && k.read_offset > 0 &&
+      k.read_offset <= file.size
+    ) {
+      reads.push({ file, mode: "resume", from: k.read_offset, known: k, unlisted });
+    } else reads.push({ file, mode: "full", from: 0, known: k ?? null, unlisted });
   }
-  reads.sort((a, b) => a.file.agent.localeCompare(b.file.agent) || a.file.path.localeCompare(b.file.path));
+  reads.sort((a, b) => b.file.mtimeMs - a.file.mtimeMs || a.file.path.localeCompare(b.file.path));
   return { reads, unchanged };
 }

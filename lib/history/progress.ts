@@ -6,7 +6,8 @@
 
 /** Where an import is. */
 export interface ImportProgress {
-  phase: "walk" | "read" | "done";
+  /** walk: looking for files; list: phase one (every row from its file's two ends); read: phase two */
+  phase: "walk" | "list" | "read" | "done";
   files_total: number;
   files_done: number;
   bytes_total: number;
@@ -40,6 +41,7 @@ export function progressOf(
 /** The progress line a person reads. */
 export function progressLine(p: ImportProgress): string {
   if (p.phase === "walk") return "import: looking for transcripts ...";
+  if (p.phase === "list") return `import: listing ${p.files_total} transcripts from their ends ...`;
   const mb = (n: number) => (n / MB).toFixed(1);
   const rate = p.rate_mb_s === null ? "-- MB/s" : `${p.rate_mb_s.toFixed(1)} MB/s`;
   const eta = p.phase === "done"

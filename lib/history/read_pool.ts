@@ -6,7 +6,8 @@
  * @module
  */
 import { failedRead, type ReadDone, type ReadJob } from "./read_file.ts";
-import type { WireJob, WorkerAnswer, WorkerJobs } from "./read_worker.ts";
+import type { WireDone, WireJob, WireListJob, WorkerAnswer, WorkerJobs } from "./read_worker.ts";
+import type { ListDone } from "./list_read.ts";
 import { errorText } from "../lang/mod.ts";
 
 /** Workers reading transcripts for one import. */
@@ -18,6 +19,8 @@ export interface ReadPool {
    * problem lines, never a rejection.
    */
   read(jobs: ReadJob[]): Promise<ReadDone[]>;
+  /** Phase one: reads the two ends of a bundle of files in one worker; one result per file, in order. */
+  list(files: WireListJob[]): Promise<ListDone[]>;
   /** Ends every worker (bundles still being read are answered with problem lines). */
   close(): void;
 }
@@ -32,6 +35,15 @@ interface Slot {
   /** bytes of the bundles sent and not answered yet */
   queued: number;
   pending: Map<number, { jobs: ReadJob[]; resolve: (dones: ReadDone[]) => void; bytes: number }>;
+  listing: Map<number, { files: WireListJob[]; resolve: (dones: ListDone[]) => void; bytes: number }>;
+}
+
+/** A list read that could not run (its worker failed or stopped). */
+function failedList(job: WireListJob, why: string): ListDone {
+  return {
+    data: null,
+    problems: [{ what: "transcript read failed", agent: job.file.agent, path: job.file.path, error: why }],
+  };
 }
 
 function bytesOf(jobs: ReadJob[]): number {
@@ -44,7 +56,7 @@ function wireOf(job: ReadJob): WireJob {
 }
 
 /** A worker's answer with the file and the state put back (the state travelled as its JSON). */
-function doneOf(job: ReadJob, wire: WorkerAnswer["dones"][number] | undefined): ReadDone {
+function doneOf(job: ReadJob, wire: WireDone | undefined): ReadDone {
   if (wire === undefined) return failedRead(job, "the read worker gave no answer for it");
   if (wire.data === null) return { data: null, problems: wire.problems };
   return {
@@ -61,17 +73,30 @@ export function startReadPool(size: number): ReadPool {
   const settleAll = (slot: Slot, why: string) => {
     for (const { jobs, resolve } of slot.pending.values()) resolve(jobs.map((job) => failedRead(job, why)));
     slot.pending.clear();
+    for (const { files, resolve } of slot.listing.values()) resolve(files.map((job) => failedList(job, why)));
+    slot.listing.clear();
     slot.queued = 0;
   };
   for (let i = 0; i < size; i++) {
     const worker = new Worker(new URL("./read_worker.ts", import.meta.url), { type: "module" });
-    const slot: Slot = { worker, queued: 0, pending: new Map() };
+    const slot: Slot = { worker, queued: 0, pending: new Map(), listing: new Map() };
     worker.onmessage = (event: MessageEvent<WorkerAnswer>) => {
-      const entry = slot.pending.get(event.data.id);
+      const answer = event.data;
+      if ("listed" in answer) {
+        const listing = slot.listing.get(answer.id);
+        if (!listing) return;
+        slot.listing.delete(answer.id);
+        slot.queued -= listing.bytes;
+        listing.resolve(
+          listing.files.map((job, k) => answer.listed[k] ?? failedList(job, "no answer for it")),
+        );
+        return;
+      }
+      const entry = slot.pending.get(answer.id);
       if (!entry) return;
       slot.pending.delete(event.data.id);
       slot.queued -= entry.bytes;
-      entry.resolve(entry.jobs.map((job, k) => doneOf(job, event.data.dones[k])));
+      entry.resolve(entry.jobs.map((job, k) => doneOf(job, answer.dones[k])));
     };
     worker.onerror = (event: ErrorEvent) => {
       // a worker that dies takes its queue with it: each file costs one problem line and is read next time
@@ -93,6 +118,18 @@ export function startReadPool(size: number): ReadPool {
         slot.worker.postMessage({ id, jobs: jobs.map(wireOf) } satisfies WorkerJobs);
       });
     },
+    list(files: WireListJob[]): Promise<ListDone[]> {
+      if (closed) return Promise.resolve(files.map((job) => failedList(job, "the import stopped")));
+      const slot = slots.reduce((a, b) => (b.queued < a.queued ? b : a));
+      const id = nextId++;
+      // a list read costs about the same for every file: count files, not their size
+      const bytes = files.length * LIST_COST;
+      slot.queued += bytes;
+      return new Promise((resolve) => {
+        slot.listing.set(id, { files, resolve, bytes });
+        slot.worker.postMessage({ id, lists: files } satisfies WorkerJobs);
+      });
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -103,6 +140,9 @@ export function startReadPool(size: number): ReadPool {
     },
   };
 }
+
+/** What one file's list read weighs in a worker's queue, in bytes of a full read. */
+const LIST_COST = 64 << 10;
 
 /** Jobs cut into bundles of at most `files` files and about `bytes` bytes (a bigger file is a bundle alone). */
 export function* bundles(jobs: Iterable<ReadJob>, files: number, bytes: number): Generator<ReadJob[]> {

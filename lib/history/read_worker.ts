@@ -9,6 +9,8 @@
 import { transcriptReader } from "../agents/transcripts.ts";
 import { denoIo } from "./io.ts";
 import { failedRead, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
+import { type ListDone, listTranscript } from "./list_read.ts";
+import type { TranscriptFile } from "../derive/mod.ts";
 import { errorText, type LogLine } from "../lang/mod.ts";
 
 /** One file to read, as a worker is sent it: the adapter by name (agent configs stay with the writer). */
@@ -16,11 +18,14 @@ export interface WireJob extends ReadInput {
   adapter: string;
 }
 
-/** Jobs as the pool sends them: several per message (a message costs more than reading a small file). */
-export interface WorkerJobs {
-  id: number;
-  jobs: WireJob[];
+/** Phase one's read of one file's two ends, as a worker is sent it. */
+export interface WireListJob {
+  file: TranscriptFile;
+  adapter: string;
 }
+
+/** Jobs as the pool sends them: several per message (a message costs more than reading a small file). */
+export type WorkerJobs = { id: number; jobs: WireJob[] } | { id: number; lists: WireListJob[] };
 
 /**
  * A result as a worker answers it: the file and the parsed state stay behind (the writer has the file, and the
@@ -32,10 +37,7 @@ export interface WireDone {
 }
 
 /** The answer to a message: one result per job, in order. */
-export interface WorkerAnswer {
-  id: number;
-  dones: WireDone[];
-}
+export type WorkerAnswer = { id: number; dones: WireDone[] } | { id: number; listed: ListDone[] };
 
 async function readOne(job: WireJob): Promise<WireDone> {
   try {
@@ -49,6 +51,22 @@ async function readOne(job: WireJob): Promise<WireDone> {
   }
 }
 
+function listOne(job: WireListJob): ListDone {
+  try {
+    return listTranscript(job.file, transcriptReader(job.adapter), denoIo);
+  } catch (err) {
+    return {
+      data: null,
+      problems: [{
+        what: "transcript read failed",
+        agent: job.file.agent,
+        path: job.file.path,
+        error: errorText(err),
+      }],
+    };
+  }
+}
+
 // Bundles are read one after another: a message can arrive while a read awaits (messages are promise-driven in
 // Deno), and interleaved bundles would all finish late, together, instead of one at a time.
 const queue: WorkerJobs[] = [];
@@ -57,6 +75,10 @@ let reading = false;
 async function drain(): Promise<void> {
   reading = true;
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    if ("lists" in next) {
+      self.postMessage({ id: next.id, listed: next.lists.map(listOne) } satisfies WorkerAnswer);
+      continue;
+    }
     const dones: WireDone[] = [];
     for (const job of next.jobs) dones.push(await readOne(job));
     self.postMessage({ id: next.id, dones } satisfies WorkerAnswer);

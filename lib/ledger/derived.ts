@@ -9,7 +9,7 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from "node:sqlite";
-import { HIDDEN_REASON_SQL } from "./hidden.ts";
+import { HIDDEN_REASON_SQL, STILL_BEING_READ_SQL } from "./hidden.ts";
 import { DB, type Ledger } from "./ledger.ts";
 
 type Row = Record<string, SQLInputValue>;
@@ -68,7 +68,10 @@ export interface ImportStateRow {
 }
 
 /** What the import needs to know of a file before reading it (no fold state: that is loaded only when needed). */
-export type KnownFile = Omit<ImportStateRow, "fold" | "problem">;
+export type KnownFile = Omit<ImportStateRow, "fold" | "problem"> & {
+  /** only phase one read it (its two ends): the full pass reads it, whatever its size and mtime */
+  listed: boolean;
+};
 
 /** False once the ledger was closed (a server shutting down): a running import then stops writing. */
 export function isLedgerOpen(ledger: Ledger): boolean {
@@ -86,12 +89,12 @@ interface ReturnsArrays {
  */
 export function knownFiles(ledger: Ledger): Map<string, KnownFile> {
   const statement = ledger[DB].prepare(
-    "SELECT path, agent, size, mtime, ino, asm_id, read_offset, tail FROM import_state",
+    "SELECT path, agent, size, mtime, ino, asm_id, read_offset, tail, listed FROM import_state",
   );
   (statement as unknown as ReturnsArrays).setReturnArrays(true);
   const rows = statement.all() as unknown as SQLOutputValue[][];
   const out = new Map<string, KnownFile>();
-  for (const [path, agent, size, mtime, ino, asmId, readOffset, tail] of rows) {
+  for (const [path, agent, size, mtime, ino, asmId, readOffset, tail, listed] of rows) {
     out.set(String(path), {
       path: String(path),
       agent: String(agent),
@@ -101,6 +104,7 @@ export function knownFiles(ledger: Ledger): Map<string, KnownFile> {
       asm_id: asmId as string | null,
       read_offset: Number(readOffset),
       tail: tail as string | null,
+      listed: Number(listed) === 1,
     });
   }
   return out;
@@ -165,14 +169,121 @@ ON CONFLICT (asm_id) DO UPDATE SET
   transcript_copy = COALESCE(excluded.transcript_copy, sessions.transcript_copy),
   parent_asm_id = COALESCE(excluded.parent_asm_id, sessions.parent_asm_id),
   cleared_from_asm_id = COALESCE(sessions.cleared_from_asm_id, excluded.cleared_from_asm_id),
-  derived_at = excluded.derived_at`;
+  derived_at = excluded.derived_at,
+  derive_state = NULL`;
 
 const UPSERT_FILE = `
 INSERT INTO import_state (path, agent, size, mtime, asm_id, ino, read_offset, tail, fold, problem, imported_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime = excluded.mtime,
   asm_id = excluded.asm_id, ino = excluded.ino, read_offset = excluded.read_offset, tail = excluded.tail,
-  fold = excluded.fold, problem = excluded.problem, imported_at = excluded.imported_at`;
+  fold = excluded.fold, problem = excluded.problem, imported_at = excluded.imported_at, listed = 0`;
+
+/** One session as phase one listed it: the list's fields, from its transcript's two ends. */
+export interface ListedSession {
+  asm_id: string;
+  agent: string;
+  agent_session_id: string;
+  parent_asm_id: string | null;
+  source: string | null;
+  thread_source: string | null;
+  cwd: string | null;
+  transcript_path: string;
+  started_at: string | null;
+  last_seen: string | null;
+  first_message: string | null;
+  name: string | null;
+  title: string | null;
+  summary: string | null;
+  model: string | null;
+  context_tokens: number | null;
+  context_window: number | null;
+  agent_version: string | null;
+  harness: boolean;
+}
+
+/** A file phase one read the ends of. */
+export type ListedFile = Pick<ImportStateRow, "path" | "agent" | "size" | "mtime" | "ino" | "asm_id">;
+
+// a row the full pass derived is never written over with what two ends said; a row only hooks made gets the list's
+// fields where it has none
+const UPSERT_LISTED = `
+INSERT INTO sessions (asm_id, agent, agent_session_id, status, name, imported_name, cwd, transcript_path, source,
+  thread_source, harness, started_at, last_seen, first_message, title, summary, model, context_tokens,
+  context_window, agent_version, parent_asm_id, derive_state)
+VALUES (?1, ?2, ?3, 'ended', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 'listed')
+ON CONFLICT (asm_id) DO UPDATE SET
+  name = COALESCE(sessions.name, excluded.name),
+  imported_name = excluded.imported_name,
+  harness = CASE WHEN sessions.cwd IS NULL THEN excluded.harness ELSE sessions.harness END,
+  cwd = COALESCE(sessions.cwd, excluded.cwd),
+  transcript_path = COALESCE(sessions.transcript_path, excluded.transcript_path),
+  source = COALESCE(excluded.source, sessions.source),
+  thread_source = COALESCE(excluded.thread_source, sessions.thread_source),
+  started_at = COALESCE(sessions.started_at, excluded.started_at),
+  last_seen = CASE WHEN sessions.last_seen IS NULL OR excluded.last_seen > sessions.last_seen
+    THEN excluded.last_seen ELSE sessions.last_seen END,
+  first_message = COALESCE(sessions.first_message, excluded.first_message),
+  title = COALESCE(excluded.title, sessions.title),
+  summary = COALESCE(excluded.summary, sessions.summary),
+  model = COALESCE(excluded.model, sessions.model),
+  context_tokens = COALESCE(excluded.context_tokens, sessions.context_tokens),
+  context_window = COALESCE(excluded.context_window, sessions.context_window),
+  agent_version = COALESCE(excluded.agent_version, sessions.agent_version),
+  parent_asm_id = COALESCE(sessions.parent_asm_id, excluded.parent_asm_id),
+  derive_state = 'listed'
+WHERE sessions.derived_at IS NULL`;
+
+// a file the full pass read stays as it read it
+const INSERT_LISTED_FILE = `
+INSERT INTO import_state (path, agent, size, mtime, asm_id, ino, read_offset, listed, imported_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 1, ?7)
+ON CONFLICT (path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime = excluded.mtime,
+  asm_id = excluded.asm_id, ino = excluded.ino, imported_at = excluded.imported_at
+WHERE import_state.listed = 1`;
+
+/**
+ * Writes what phase one listed, in ONE transaction: the rows (marked `listed`, never over a derived row) and the
+ * files (on record as listed, so a second start does not list them again and the full pass still reads them).
+ */
+export function writeListed(
+  ledger: Ledger,
+  batch: { sessions: ListedSession[]; files: ListedFile[]; now: string },
+): WriteReport {
+  return ledger[DB].write((db) => {
+    const exists = db.prepare("SELECT 1 FROM sessions WHERE asm_id = ?");
+    const upsert = db.prepare(UPSERT_LISTED);
+    const report: WriteReport = { inserted: 0, updated: 0 };
+    for (const s of batch.sessions) {
+      if (exists.get(s.asm_id) !== undefined) report.updated++;
+      else report.inserted++;
+      upsert.run(
+        s.asm_id,
+        s.agent,
+        s.agent_session_id,
+        s.name,
+        s.cwd,
+        s.transcript_path,
+        s.source,
+        s.thread_source,
+        s.harness ? 1 : 0,
+        s.started_at,
+        s.last_seen,
+        s.first_message,
+        s.title,
+        s.summary,
+        s.model,
+        s.context_tokens,
+        s.context_window,
+        s.agent_version,
+        s.parent_asm_id,
+      );
+    }
+    const file = db.prepare(INSERT_LISTED_FILE);
+    for (const f of batch.files) file.run(f.path, f.agent, f.size, f.mtime, f.asm_id, f.ino, batch.now);
+    return report;
+  });
+}
 
 /**
  * Writes a batch of derived sessions and the files they were read from, in ONE transaction (a batch of hundreds
@@ -271,21 +382,32 @@ export interface SessionView {
   unsure_reason: string | null;
   started_at: string | null;
   last_seen: string | null;
+  /**
+   * only the ends of its transcript were read yet (phase one): turns, project and closeout are being derived
+   * (null here, "deriving" on the page), never a number that is not yet true
+   */
+  deriving: boolean;
+  /** its visibility waits for the whole transcript: shown with the words "still being read", counted apart */
+  still_being_read: boolean;
 }
 
 /** The sessions, newest first: the visible ones, or every row with `all`. Works on a read-only connection. */
 export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}): SessionView[] {
-  const where = options.all ? "" : `WHERE ${HIDDEN_REASON_SQL} IS NULL`;
   // a read-only reader may look at a ledger a server of an older asm still writes (schema 5 has no such column)
   const has = (column: string) =>
     db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = ?").get(column) !== undefined;
   const unsure = has("unsure_reason") ? "unsure_reason" : "NULL";
   const window = has("context_window") ? "context_window" : "NULL";
+  const listing = has("derive_state");
+  const hiddenSql = listing ? HIDDEN_REASON_SQL : HIDDEN_REASON_SQL.replaceAll("derive_state", "NULL");
   const rows = db.prepare(
     `SELECT asm_id, agent, agent_session_id, status, COALESCE(NULLIF(name, ''), title) AS title, project, turns,
        context_tokens, ${window} AS context_window, closeout_state, started_at, last_seen, ${unsure} AS unsure_reason,
-       ${HIDDEN_REASON_SQL} AS hidden_reason
-     FROM sessions ${where} ORDER BY last_seen IS NULL, last_seen DESC, asm_id`,
+       ${hiddenSql} AS hidden_reason, ${listing ? "derive_state" : "NULL"} AS derive_state,
+       ${listing ? STILL_BEING_READ_SQL : "0"} AS still_being_read
+     FROM sessions ${
+      options.all ? "" : `WHERE ${hiddenSql} IS NULL`
+    } ORDER BY last_seen IS NULL, last_seen DESC, asm_id`,
   ).all() as Row[];
   const skills = new Map<string, string[]>();
   for (
@@ -295,24 +417,36 @@ export function sessionViewsOf(db: DatabaseSync, options: { all?: boolean } = {}
     list.push(String(r.skill));
     skills.set(String(r.asm_id), list);
   }
-  return rows.map((r) => ({
-    asm_id: String(r.asm_id),
-    agent: String(r.agent),
-    agent_session_id: String(r.agent_session_id),
-    status: String(r.status),
-    title: r.title as string | null,
-    project: r.project as string | null,
-    turns: r.turns === null ? null : Number(r.turns),
-    context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
-    context_window: r.context_window === null ? null : Number(r.context_window),
-    closeout: r.closeout_state as "closed" | "open" | null,
-    skills: skills.get(String(r.asm_id)) ?? [],
-    hidden: r.hidden_reason !== null,
-    hidden_reason: r.hidden_reason as string | null,
-    unsure_reason: r.unsure_reason as string | null,
-    started_at: r.started_at as string | null,
-    last_seen: r.last_seen as string | null,
-  }));
+  return rows.map((r) => {
+    const deriving = r.derive_state === "listed";
+    return {
+      asm_id: String(r.asm_id),
+      agent: String(r.agent),
+      agent_session_id: String(r.agent_session_id),
+      status: String(r.status),
+      title: r.title as string | null,
+      project: deriving ? null : r.project as string | null,
+      turns: deriving || r.turns === null ? null : Number(r.turns),
+      context_tokens: r.context_tokens === null ? null : Number(r.context_tokens),
+      context_window: r.context_window === null ? null : Number(r.context_window),
+      closeout: deriving ? null : r.closeout_state as "closed" | "open" | null,
+      skills: skills.get(String(r.asm_id)) ?? [],
+      hidden: r.hidden_reason !== null,
+      hidden_reason: r.hidden_reason as string | null,
+      unsure_reason: r.unsure_reason as string | null,
+      started_at: r.started_at as string | null,
+      last_seen: r.last_seen as string | null,
+      deriving,
+      still_being_read: Number(r.still_being_read) === 1,
+    };
+  });
+}
+
+/** How many rows wait for their whole transcript to be read before the list can say whether they show. */
+export function stillBeingReadCount(ledger: Ledger): number {
+  const row = ledger[DB].prepare(`SELECT COUNT(*) AS n FROM sessions WHERE ${STILL_BEING_READ_SQL} = 1`)
+    .get() as Row;
+  return Number(row.n);
 }
 
 /** How many sessions the default list hides, by reason, most first (the list says "N hidden" and why). */

@@ -17,6 +17,8 @@ export interface HiddenFacts {
   name: string | null;
   turns: number | null;
   prompts: number;
+  /** 'listed': only the transcript's ends were read (phase one); its turns are not known yet */
+  derive_state: string | null;
 }
 
 /** Why a row is hidden, in the order the rule tests them. */
@@ -36,9 +38,19 @@ export const HIDDEN_REASON_SQL = `(CASE
   WHEN source IN ('non-user', 'title-generation') THEN 'non-user thread'
   WHEN source = 'headless' THEN 'headless'
   WHEN harness = 1 THEN 'harness folder'
-  WHEN status IN ('ended', 'lost', 'killed') AND (name IS NULL OR name = '')
+  WHEN derive_state IS NULL AND status IN ('ended', 'lost', 'killed') AND (name IS NULL OR name = '')
     AND MAX(COALESCE(turns, 0), prompts) <= 1 THEN 'nothing happened'
   ELSE NULL END)`;
+
+/**
+ * SQL expression: 1 when a row's visibility waits for the whole of its transcript (phase one listed it; it would
+ * be hidden as "nothing happened" if its turns were as few as its hooks say), else 0. Such a row is shown with the
+ * words "still being read" and counted apart; keep it and `stillBeingRead` in step.
+ */
+export const STILL_BEING_READ_SQL = `(CASE
+  WHEN derive_state = 'listed' AND ${HIDDEN_REASON_SQL} IS NULL AND status IN ('ended', 'lost', 'killed')
+    AND (name IS NULL OR name = '') AND prompts <= 1 THEN 1
+  ELSE 0 END)`;
 
 /** The TypeScript twin of HIDDEN_REASON_SQL: null when the row is visible. */
 export function hiddenReason(row: HiddenFacts): HiddenReason | null {
@@ -47,11 +59,19 @@ export function hiddenReason(row: HiddenFacts): HiddenReason | null {
   if (row.source === "headless") return "headless";
   if (row.harness === 1) return "harness folder";
   if (
+    row.derive_state === null &&
     (row.status === "ended" || row.status === "lost" || row.status === "killed") &&
     (row.name === null || row.name === "") &&
     Math.max(row.turns ?? 0, row.prompts) <= 1
   ) return "nothing happened";
   return null;
+}
+
+/** The TypeScript twin of STILL_BEING_READ_SQL. */
+export function stillBeingRead(row: HiddenFacts): boolean {
+  return row.derive_state === "listed" && hiddenReason(row) === null &&
+    (row.status === "ended" || row.status === "lost" || row.status === "killed") &&
+    (row.name === null || row.name === "") && row.prompts <= 1;
 }
 
 /** True when `path` is `root` or inside it (by path segments, not by string prefix). */

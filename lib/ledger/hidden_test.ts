@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { HIDDEN_REASON_SQL, type HiddenFacts, hiddenReason, isUnder, underHarnessRoot } from "./hidden.ts";
+import {
+  HIDDEN_REASON_SQL,
+  type HiddenFacts,
+  hiddenReason,
+  isUnder,
+  STILL_BEING_READ_SQL,
+  stillBeingRead,
+  underHarnessRoot,
+} from "./hidden.ts";
 import { MIGRATIONS } from "./schema.ts";
 
 // A small deterministic generator, so a failure names a reproducible row.
@@ -45,6 +53,7 @@ function* rows(count: number, seed = 7): Generator<Row> {
       name: pick([null, "", " ", "My Custom Title"]),
       turns: pick([null, -1, 0, 1, 2, 40]),
       prompts: pick([0, 1, 2, 5]),
+      derive_state: pick([null, null, "listed"]),
     };
   }
 }
@@ -54,7 +63,7 @@ Deno.test("the hidden rule in SQL and its TypeScript twin agree on every one of 
   db.exec(MIGRATIONS.map((m) => m.sql).join("\n"));
   const insert = db.prepare(
     `INSERT INTO sessions (asm_id, agent, agent_session_id, nested, source, thread_source, harness, status, name,
-       turns, prompts) VALUES (?, 'claude', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       turns, prompts, derive_state) VALUES (?, 'claude', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const generated = [...rows(20_000)];
   db.exec("BEGIN");
@@ -70,24 +79,42 @@ Deno.test("the hidden rule in SQL and its TypeScript twin agree on every one of 
       r.name,
       r.turns,
       r.prompts,
+      r.derive_state,
     )
   );
   db.exec("COMMIT");
-  const sql = db.prepare(`SELECT asm_id, ${HIDDEN_REASON_SQL} AS reason FROM sessions`).all() as {
+  const sql = db.prepare(
+    `SELECT asm_id, ${HIDDEN_REASON_SQL} AS reason, ${STILL_BEING_READ_SQL} AS reading FROM sessions`,
+  ).all() as {
     asm_id: string;
     reason: string | null;
+    reading: number;
   }[];
   assert.equal(sql.length, generated.length);
   const reasons = new Set<string | null>();
   for (const row of sql) {
     const i = Number(row.asm_id.slice(3));
     assert.equal(hiddenReason(generated[i]), row.reason, `row ${i}: ${JSON.stringify(generated[i])}`);
+    assert.equal(
+      stillBeingRead(generated[i]),
+      row.reading === 1,
+      `row ${i}: ${JSON.stringify(generated[i])}`,
+    );
     reasons.add(row.reason);
+    if (row.reading === 1) reasons.add("still being read");
   }
   // the generator reached every branch, so the agreement covers all of them
   assert.deepEqual(
     [...reasons].map(String).sort(),
-    ["harness folder", "headless", "non-user thread", "nothing happened", "null", "sub-agent"],
+    [
+      "harness folder",
+      "headless",
+      "non-user thread",
+      "nothing happened",
+      "null",
+      "still being read",
+      "sub-agent",
+    ],
   );
   db.close();
 });
@@ -102,6 +129,7 @@ Deno.test("hide only on evidence: unknown or absent source and thread source val
     name: null,
     turns: 3,
     prompts: 3,
+    derive_state: null,
   };
   for (const thread_source of [null, "", "user", "cli", "vscode", "exec", "bogus", "review"]) {
     for (const source of [null, "", "interactive", "cli", "bogus", "Headless", "exec"]) {
@@ -125,11 +153,36 @@ Deno.test("a finished, unnamed session with one turn is hidden as nothing happen
     name: null,
     turns: 1,
     prompts: 1,
+    derive_state: null,
   };
   assert.equal(hiddenReason(base), "nothing happened");
   assert.equal(hiddenReason({ ...base, name: "Fix the login page" }), null);
   assert.equal(hiddenReason({ ...base, turns: 2 }), null);
   assert.equal(hiddenReason({ ...base, status: "live" }), null);
+});
+
+Deno.test("a listed row whose turns are not read yet is never hidden as nothing happened: it is still being read", () => {
+  const listed: HiddenFacts = {
+    nested: 0,
+    source: "interactive",
+    harness: 0,
+    status: "ended",
+    name: null,
+    turns: null,
+    prompts: 0,
+    derive_state: "listed",
+  };
+  assert.equal(hiddenReason(listed), null);
+  assert.equal(stillBeingRead(listed), true);
+  // evidence in the file's head hides it at once, without that word
+  assert.equal(hiddenReason({ ...listed, source: "subagent" }), "sub-agent");
+  assert.equal(stillBeingRead({ ...listed, source: "subagent" }), false);
+  // a name, hooks' prompts or a live status decide it without the whole file
+  assert.equal(stillBeingRead({ ...listed, name: "Fix the login page" }), false);
+  assert.equal(stillBeingRead({ ...listed, prompts: 2 }), false);
+  assert.equal(stillBeingRead({ ...listed, status: "live" }), false);
+  // derived, with one turn: hidden now, with its reason
+  assert.equal(hiddenReason({ ...listed, derive_state: null, turns: 1 }), "nothing happened");
 });
 
 Deno.test("harness roots match by path segment, not by string prefix", () => {

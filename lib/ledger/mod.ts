@@ -30,12 +30,16 @@ export {
   isLedgerOpen,
   type KnownFile,
   knownFiles,
+  type ListedFile,
+  type ListedSession,
   type ProjectCount,
   projectCounts,
   refreshCandidates,
   type SessionView,
   sessionViews,
+  stillBeingReadCount,
   writeDerived,
+  writeListed,
   type WriteReport,
 } from "./derived.ts";
 export { type AgentCounts, openReadOnly, type ReadOnlyLedger } from "./read_only.ts";

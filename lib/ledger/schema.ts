@@ -13,6 +13,7 @@ import { MIGRATION_6_UNSURE } from "./schema_unsure.ts";
 import { MIGRATION_7_BOARD } from "./schema_board.ts";
 import { MIGRATION_8_WINDOW } from "./schema_window.ts";
 import { MIGRATION_9_EVIDENCE } from "./schema_evidence.ts";
+import { MIGRATION_10_LISTING } from "./schema_listing.ts";
 
 export type { Migration };
 
@@ -149,6 +150,7 @@ CREATE TABLE meta (
   MIGRATION_7_BOARD,
   MIGRATION_8_WINDOW,
   MIGRATION_9_EVIDENCE,
+  MIGRATION_10_LISTING,
 ];
 
 /** The version a fully migrated ledger reports. */

@@ -1,0 +1,187 @@
+/**
+ * Phase one of a cold import: every transcript the ledger has no record of is listed from a bounded read of its
+ * two ends (`list_read.ts`), in the read workers when there are many, and written in one transaction: the rows
+ * the list shows (marked `listed`: their turns, project and closeout are still being derived) and the files (on
+ * record as listed, so the full pass that follows, or the next start, reads them whole and lists them no more).
+ * A row the full pass derived is never written over.
+ * @module
+ */
+import type { AgentConfig } from "../agents/mod.ts";
+import type { Env } from "../config/mod.ts";
+import {
+  type EnrichInput,
+  type SessionFacts,
+  titleOf,
+  type TranscriptCapability,
+  type TranscriptFile,
+  type TranscriptIo,
+} from "../derive/mod.ts";
+// deep on purpose: the same merge the agents' readers use for a session kept in several files
+import { mergeFacts } from "../derive/facts.ts";
+import {
+  asmIdOf,
+  isoAt,
+  type Ledger,
+  type ListedFile,
+  type ListedSession,
+  underHarnessRoot,
+  writeListed,
+  type WriteReport,
+} from "../ledger/mod.ts";
+import { type ListDone, listTranscript } from "./list_read.ts";
+import type { ReadPool } from "./read_pool.ts";
+import { type Clock, errorText, type Log } from "../lang/mod.ts";
+
+/** Which agent reads a file, by agent name. */
+export type Readers = Map<string, { agent: AgentConfig; cap: TranscriptCapability }>;
+
+/** What phase one needs. */
+export interface ListOptions {
+  ledger: Ledger;
+  readers: Readers;
+  env: Env;
+  io: TranscriptIo;
+  harnessRoots: readonly string[];
+  /** the read workers (null: read here) */
+  pool: ReadPool | null;
+  problem: Log;
+  now: Clock;
+  /** after each bundle of files read: how many were read so far */
+  onFiles?: (done: number) => void;
+}
+
+/** What phase one did. */
+export interface ListReport extends WriteReport {
+  files: number;
+  failed: number;
+  bytes: number;
+}
+
+/** Files per message to a read worker (a message costs more than a small file's two ends). */
+const LIST_BUNDLE = 250;
+
+/** Lists `files` (their two ends) and writes the rows and the files' records, in one transaction. */
+export async function listFiles(files: TranscriptFile[], options: ListOptions): Promise<ListReport> {
+  const done = await readEnds(files, options);
+  const report: ListReport = { inserted: 0, updated: 0, files: files.length, failed: 0, bytes: 0 };
+  const groups = new Map<string, { file: TranscriptFile; facts: SessionFacts; state: unknown }[]>();
+  const records: ListedFile[] = [];
+  files.forEach((file, i) => {
+    const { data, problems } = done[i];
+    for (const line of problems) options.problem(line);
+    if (data === null) {
+      report.failed++;
+      return;
+    }
+    report.bytes += data.bytesRead;
+    const asmId = data.sessionId === null ? null : asmIdOf(file.agent, data.sessionId);
+    records.push({
+      path: file.path,
+      agent: file.agent,
+      size: file.size,
+      mtime: isoAt(file.mtimeMs),
+      ino: file.ino,
+      asm_id: asmId,
+    });
+    if (asmId === null || data.facts === null) return;
+    if (data.facts.session_id === null) data.facts.session_id = data.sessionId;
+    const group = groups.get(asmId);
+    const entry = { file, facts: data.facts, state: data.state };
+    if (group) group.push(entry);
+    else groups.set(asmId, [entry]);
+  });
+  const sessions = listedSessions(groups, options);
+  const written = writeListed(options.ledger, { sessions, files: records, now: isoAt(options.now()) });
+  report.inserted = written.inserted;
+  report.updated = written.updated;
+  return report;
+}
+
+/** The two ends of every file, in the workers (bundles at once) or here. */
+async function readEnds(files: TranscriptFile[], options: ListOptions): Promise<ListDone[]> {
+  const pool = options.pool;
+  if (pool === null) {
+    return files.map((file, i) => {
+      const cap = options.readers.get(file.agent)!.cap;
+      const done = listTranscript(file, cap, options.io);
+      if (i % LIST_BUNDLE === LIST_BUNDLE - 1) options.onFiles?.(i + 1);
+      return done;
+    });
+  }
+  const out: ListDone[] = new Array(files.length);
+  let read = 0;
+  const sent: Promise<void>[] = [];
+  for (let start = 0; start < files.length; start += LIST_BUNDLE) {
+    const bundle = files.slice(start, start + LIST_BUNDLE);
+    sent.push(
+      pool.list(bundle.map((file) => ({ file, adapter: options.readers.get(file.agent)!.agent.adapter })))
+        .then((dones) => {
+          dones.forEach((d, k) => (out[start + k] = d));
+          read += bundle.length;
+          options.onFiles?.(read);
+        }),
+    );
+  }
+  await Promise.all(sent);
+  return out;
+}
+
+/** Each session's row from its files' ends, after its agent added what lives outside its transcripts. */
+function listedSessions(
+  groups: Map<string, { file: TranscriptFile; facts: SessionFacts; state: unknown }[]>,
+  options: ListOptions,
+): ListedSession[] {
+  const perAgent = new Map<string, { asmIds: string[]; inputs: EnrichInput[] }>();
+  for (const [asmId, entries] of groups) {
+    entries.sort((a, b) => a.file.path.localeCompare(b.file.path));
+    const facts = mergeFacts(entries.map((e) => e.facts));
+    const slot = perAgent.get(entries[0].file.agent) ?? { asmIds: [], inputs: [] };
+    slot.asmIds.push(asmId);
+    slot.inputs.push({ facts, states: entries.map((e) => e.state), files: entries.map((e) => e.file) });
+    perAgent.set(entries[0].file.agent, slot);
+  }
+  const out: ListedSession[] = [];
+  for (const [agentName, { asmIds, inputs }] of perAgent) {
+    const { agent, cap } = options.readers.get(agentName)!;
+    if (cap.enrich) {
+      try {
+        for (const why of cap.enrich(inputs, options.env, options.io)) {
+          options.problem({ what: "enrich", agent: agent.name, error: why });
+        }
+      } catch (err) {
+        options.problem({ what: "enrich failed", agent: agent.name, error: errorText(err) });
+      }
+    }
+    inputs.forEach(({ facts, files }, i) => {
+      if (facts.session_id === null || isEmpty(facts)) return;
+      out.push({
+        asm_id: asmIds[i],
+        agent: agent.name,
+        agent_session_id: facts.session_id,
+        parent_asm_id: facts.parent_session_id === null ? null : asmIdOf(agent.name, facts.parent_session_id),
+        source: facts.source,
+        thread_source: facts.thread_source,
+        cwd: facts.cwd,
+        transcript_path: files[0].path,
+        started_at: facts.started_at,
+        last_seen: facts.last_seen,
+        first_message: facts.first_message,
+        name: facts.name,
+        title: titleOf(facts),
+        summary: facts.summary,
+        model: facts.model,
+        context_tokens: facts.context_tokens,
+        context_window: facts.context_window,
+        agent_version: facts.agent_version,
+        harness: underHarnessRoot(facts.cwd, options.harnessRoots),
+      });
+    });
+  }
+  return out;
+}
+
+/** Nothing was read at either end: no moment, no title, no model (the full pass decides what it is). */
+function isEmpty(f: SessionFacts): boolean {
+  return f.started_at === null && f.last_seen === null && f.name === null && f.title === null &&
+    f.summary === null && f.model === null && f.first_message === null;
+}

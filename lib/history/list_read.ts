@@ -1,0 +1,249 @@
+/**
+ * Phase one of a cold import, for one file: what the list needs, from a bounded read of each end. The head holds
+ * the session's id, folder, start, source and (most often) its first prompt; the tail its last activity, model
+ * and context. Whole lines only, fed to the agent's own fold (the same reader as the full pass: no second parser
+ * to drift), head first, then the tail. A window with no complete line in it grows (a first line may carry a
+ * long preamble) up to a bound; past the bound that end says nothing and waits for the full pass.
+ * Everything it needs comes in and everything it learns goes out, so it runs the same in a read worker.
+ * @module
+ */
+import type {
+  SessionFacts,
+  TranscriptCapability,
+  TranscriptFile,
+  TranscriptHandle,
+  TranscriptIo,
+} from "../derive/mod.ts";
+import { errorText, type LogLine } from "../lang/mod.ts";
+
+/** How much of each end a list read takes. */
+export interface ListWindows {
+  /** bytes read first at each end (default 4 KiB) */
+  first?: number;
+  /** the head grows (x4) while it holds no complete line, up to this (default 64 KiB) */
+  max?: number;
+  /** the tail grows (x4) while its lines name no model, up to this (default 16 KiB) */
+  tailMax?: number;
+}
+
+/**
+ * What a list read learned of one file (plain data, it crosses from a worker): the facts of its two ends (the
+ * head's, with the tail's newest activity, model, context and titles over them) and the head's fold state (what
+ * the agent's enrich step reads).
+ */
+export interface ListReadData {
+  facts: SessionFacts | null;
+  state: unknown;
+  sessionId: string | null;
+  bytesRead: number;
+}
+
+/** What a list read did: the data (null when the file could not be read) and the log lines it owes. */
+export interface ListDone {
+  data: ListReadData | null;
+  problems: LogLine[];
+}
+
+const NL = 10;
+const FIRST = 4 << 10;
+const MAX = 64 << 10;
+const TAIL_MAX = 16 << 10;
+
+/** A buffer kept between reads (a fresh one per file costs more than the read). */
+let shared = new Uint8Array(2 * FIRST);
+
+/** The shared buffer, at least `bytes` long (grown with its contents kept: the head is read on into it). */
+function bufferOf(bytes: number): Uint8Array {
+  if (shared.length < bytes) {
+    const grown = new Uint8Array(Math.max(bytes, shared.length * 2));
+    grown.set(shared);
+    shared = grown;
+  }
+  return shared;
+}
+
+function readAt(handle: TranscriptHandle, into: Uint8Array, position: number): number {
+  let got = 0;
+  while (got < into.length) {
+    const n = handle.read(into.subarray(got), position + got);
+    if (n <= 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** Feeds the complete lines of `buf[start, end)` to the fold; the end of the last one (start when none). */
+function feed(
+  fold: { line(b: Uint8Array, s: number, e: number): void },
+  buf: Uint8Array,
+  start: number,
+  end: number,
+) {
+  let i = start;
+  for (;;) {
+    const j = buf.indexOf(NL, i);
+    if (j < 0 || j >= end) return i;
+    let e = j;
+    if (e > i && buf[e - 1] === 13) e--;
+    if (e > i) fold.line(buf, i, e);
+    i = j + 1;
+  }
+}
+
+/**
+ * Feeds the complete lines of `buf[start, end)` one by one until `enough()`. Returns the end of the last line fed
+ * (where the next read goes on), as `-(end) - 1` when it was enough (the head is done).
+ */
+function feedUntil(
+  fold: { line(b: Uint8Array, s: number, e: number): void },
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  enough: () => boolean,
+): number {
+  let i = start;
+  for (;;) {
+    const j = buf.indexOf(NL, i);
+    if (j < 0 || j >= end) return i;
+    let e = j;
+    if (e > i && buf[e - 1] === 13) e--;
+    if (e > i) {
+      fold.line(buf, i, e);
+      if (enough()) return -(j + 1) - 1;
+    }
+    i = j + 1;
+  }
+}
+
+/**
+ * Reads the two ends of one file through its agent's fold. A file that is one JSON document (read whole by its
+ * reader) is read whole when it is within the bound, else left to the full pass (null state, no problem).
+ */
+export function listTranscript(
+  file: TranscriptFile,
+  cap: TranscriptCapability,
+  io: TranscriptIo,
+  options: ListWindows & { within?: readonly string[] } = {},
+): ListDone {
+  const first = options.first ?? FIRST;
+  const max = Math.max(options.max ?? MAX, first);
+  const fold = cap.fold(file, null);
+  let tail: SessionFacts | null = null;
+  let bytesRead = 0;
+  let handle: TranscriptHandle;
+  try {
+    handle = io.open(file.path, { within: options.within });
+  } catch (err) {
+    return {
+      data: null,
+      problems: [{
+        what: "transcript unreadable",
+        agent: file.agent,
+        path: file.path,
+        error: errorText(err),
+      }],
+    };
+  }
+  try {
+    const size = file.size;
+    if (file.whole) {
+      if (size > max) {
+        return {
+          data: { facts: null, state: null, sessionId: file.sessionHint, bytesRead: 0 },
+          problems: [],
+        };
+      }
+      const buf = bufferOf(size);
+      const n = readAt(handle, buf.subarray(0, size), 0);
+      bytesRead += n;
+      const end = feed(fold, buf, 0, n);
+      // the document's closing line has no newline after it
+      if (end < n) fold.line(buf, end, n);
+    } else {
+      // the head: its lines fed one by one until they name the first prompt (the last thing the head gives: id,
+      // folder and start come before it), read on in growing steps while they do not, up to the bound
+      let headEnd = 0;
+      let got = 0;
+      for (let want = Math.min(first, size); got < want; want = Math.min(want * 4, size, max)) {
+        const buf = bufferOf(want);
+        const n = readAt(handle, buf.subarray(got, want), got);
+        bytesRead += n;
+        got += n;
+        const fed = feedUntil(
+          fold,
+          buf,
+          headEnd,
+          got,
+          () => cap.facts([fold.state()], [file]).first_message !== null,
+        );
+        if (fed < 0) {
+          headEnd = -fed - 1;
+          break;
+        }
+        headEnd = fed;
+        if (n === 0 || want >= Math.min(size, max)) break;
+      }
+      // the tail, with a fold of its own: from a line start after the head, grown until its lines name a model
+      // (the newest answer's) or the window reaches the bound
+      const tailMax = Math.max(options.tailMax ?? TAIL_MAX, first);
+      for (
+        let want = Math.min(first, size - headEnd);
+        want > 0;
+        want = Math.min(want * 4, size - headEnd, tailMax)
+      ) {
+        const from = size - want;
+        const buf = bufferOf(want);
+        const n = readAt(handle, buf.subarray(0, want), from);
+        bytesRead += n;
+        // a window that does not start where the head ended starts mid-line: its first line is not whole
+        const start = from === headEnd ? 0 : buf.subarray(0, n).indexOf(NL) + 1;
+        if (start > 0 || from === headEnd) {
+          const fold = cap.fold(file, null);
+          if (feed(fold, buf, start, n) > start) {
+            tail = cap.facts([fold.state()], [file]);
+            if (tail.model !== null) break;
+          }
+        }
+        if (want >= Math.min(size - headEnd, tailMax)) break;
+      }
+    }
+  } catch (err) {
+    return {
+      data: null,
+      problems: [{
+        what: "transcript unreadable",
+        agent: file.agent,
+        path: file.path,
+        error: errorText(err),
+      }],
+    };
+  } finally {
+    handle.close();
+  }
+  const state = fold.state();
+  const facts = withTail({ ...cap.facts([state], [file]) }, tail);
+  return { data: { facts, state, sessionId: cap.sessionOf(state, file), bytesRead }, problems: [] };
+}
+
+/** What the tail says over what the head says: the newest moment, and the newest model, context and titles. */
+const FROM_TAIL = [
+  "model",
+  "context_tokens",
+  "context_window",
+  "agent_version",
+  "name",
+  "title",
+  "summary",
+] as const;
+
+function withTail(head: SessionFacts, tail: SessionFacts | null): SessionFacts {
+  if (tail === null) return head;
+  if (tail.last_seen !== null && (head.last_seen === null || tail.last_seen > head.last_seen)) {
+    head.last_seen = tail.last_seen;
+  }
+  if (head.started_at === null) head.started_at = tail.started_at;
+  for (const key of FROM_TAIL) {
+    if (tail[key] !== null) (head as unknown as Record<string, unknown>)[key] = tail[key];
+  }
+  return head;
+}
