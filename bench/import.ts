@@ -3,7 +3,9 @@
  * (`bench/corpus.ts`) in a temporary folder, in one run:
  *
  * - raw read: every corpus byte read in 1 MiB chunks by a Deno process doing nothing else (the limit);
- * - asm cold import: `importOnce` into an empty ledger (ledger rows and every derived fact);
+ * - asm cold import: `importOnce` into an empty ledger, both phases: phase one lists every transcript from its two
+ *   ends (`list_ms`: from the start until those rows are written, the walk included: when the whole list shows),
+ *   then the full pass derives every fact (`full_ms`: the whole import);
  * - asm unchanged re-import: `importOnce` again in a new process, nothing changed;
  * - ccusage (`ccusage@20.0.24`, its native linux-x64 reader) `claude daily --json --offline` on the Claude part;
  * - notify to row: after the first cold import, a server's watch and runner on the same ledger; a prompt line is
@@ -48,7 +50,14 @@ export interface ImportBench {
   corpus_ms: number;
   raw_read_ms: number;
   raw_read_mb_s: number;
-  import_ms: number;
+  /** phase one: from the start of the cold import until every listed row is written (the walk included) */
+  list_ms: number;
+  /** ccusage_ms / list_ms: the whole list against ccusage's token sum (target >= 1.0) */
+  list_vs_ccusage: number;
+  /** rows phase one listed */
+  listed: number;
+  /** the whole cold import: both phases */
+  full_ms: number;
   import_mb_s: number;
   /** the deep-search index build, once the import has one (null: not built yet) */
   fts_ms: number | null;
@@ -254,6 +263,10 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
     const cold = colds[0];
     const rawMs = median(raws.map((r) => r.ms));
     const importMs = median(colds.map((r) => r.ms));
+    if (colds.some((r) => r.list_ms === null || r.list_ms === undefined)) {
+      throw new Error("a cold import did not list first");
+    }
+    const listMs = median(colds.map((r) => r.list_ms!));
     const reimportMs = median(agains.map((r) => r.ms));
     const ccusageMs = median(ccusages);
 
@@ -270,7 +283,10 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
       corpus_ms: Math.round(corpusMs),
       raw_read_ms: round(rawMs),
       raw_read_mb_s: round(rawMbS),
-      import_ms: round(importMs),
+      list_ms: round(listMs),
+      list_vs_ccusage: round(ccusageMs / listMs, 3),
+      listed: cold.listed ?? 0,
+      full_ms: round(importMs),
       import_mb_s: round(importMbS),
       fts_ms: null,
       reimport_ms: round(reimportMs),
@@ -327,7 +343,10 @@ function rawRead(root: string): ChildReport {
   return { ms: performance.now() - t0, rss_mb: peakRssMb(), bytes };
 }
 
-/** One import into the ledger under `asmHome`, the way `./asm import` runs it (no server, no progress line). */
+/**
+ * One import into the ledger under `asmHome`, the way `./asm import` runs it (no server, no progress line), phase
+ * one first whatever the corpus's size (a first run lists first from 64 new files on).
+ */
 async function importChild(asmHome: string): Promise<ChildReport> {
   const { Ledger } = await import("../lib/ledger/mod.ts");
   const { loadAgents } = await import("../lib/agents/registry.ts");
@@ -346,6 +365,7 @@ async function importChild(asmHome: string): Promise<ChildReport> {
       asmHome,
       harnessRoots: roots,
       log: () => {},
+      list: false,
     });
     const ms = performance.now() - t0;
     const imported: Record<string, number> = {};

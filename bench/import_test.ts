@@ -81,8 +81,11 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
     "corpus_mb",
     "corpus_ms",
     "files",
+    "full_ms",
     "import_mb_s",
-    "import_ms",
+    "list_ms",
+    "list_vs_ccusage",
+    "listed",
     "notify_samples",
     "notify_to_row_ms",
     "notify_to_row_p90_ms",
@@ -99,6 +102,9 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
     assert.ok(typeof value === "number" && Number.isFinite(value) && value > 0, `${key} = ${value}`);
   }
   assert.ok(figures.claude_mb < figures.corpus_mb);
+  // phase one listed every file, and wrote its rows before the whole import ended
+  assert.equal(figures.listed, 30);
+  assert.ok(figures.list_ms <= figures.full_ms, `list ${figures.list_ms} ms, full ${figures.full_ms} ms`);
   // every Claude transcript sampled (up to ten) had its appended turn counted through the watch
   assert.equal(figures.notify_samples, 10);
   for (const agent of CORPUS_AGENTS) assert.ok(figures.sessions[agent] > 0);

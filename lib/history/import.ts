@@ -1,12 +1,12 @@
 /**
  * The history import, the shell around the byte pass: walk every agent's transcript store, skip the files whose
- * (size, mtime) are unchanged (import_state loaded once, nothing opened), and, when many files are new (a first
- * run), list them first from their two ends (phase one, `list.ts`: every row the list shows, in about the time
- * the walk takes). Then read the rest, newest first (a grown file on from its saved offset, with its saved fold
- * state), fold each session's files into facts, let each agent add what lives outside its transcripts, derive the
- * rows (title, closeout, project) and write them in batches, one transaction per batch (phase two: a batch
- * written is done; a server killed mid-way goes on from the files not yet derived). Bad input never stops it: a
- * file that cannot be read, or reads badly, costs one log line.
+ * (size, mtime) are unchanged (import_state loaded once, nothing opened), and, when asked ({@link
+ * ImportOptions.list}), list the new files first from their two ends (phase one, `list.ts`: every row the list
+ * shows before anything is read whole). Then read the rest, newest first (a grown file on from its saved offset,
+ * with its saved fold state), fold each session's files into facts, let each agent add what lives outside its
+ * transcripts, derive the rows (title, closeout, project) and write them in batches, one transaction per batch
+ * (phase two: a batch written is done; a server killed mid-way goes on from the files not yet derived). Bad input
+ * never stops it: a file that cannot be read, or reads badly, costs one log line.
  * @module
  */
 import { type Env, homeDir } from "../config/mod.ts";
@@ -72,8 +72,9 @@ export interface ImportOptions {
   /** True when the import must stop (its server is closing): it stops between files, writing nothing more. */
   shouldStop?: () => boolean;
   /**
-   * Phase one: list the files the ledger has no record of from their two ends before reading anything whole.
-   * Default: when {@link LIST_FIRST_FILES} or more are new (never for `only`).
+   * Phase one: list the files the ledger has no record of from their two ends before reading anything whole
+   * (never for `only`). Off unless asked: on the machines measured it costs more than the full pass saves (docs/
+   * decisions.md 196); the bench and the tests ask for it.
    */
   list?: boolean;
 }
@@ -263,12 +264,12 @@ function planImport(
   return reads;
 }
 
-/** Phase one, when asked or when many files are new: their rows, from their two ends, before any full read. */
+/** Phase one, when asked: the new files' rows, from their two ends, before any full read. */
 async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers): Promise<void> {
   const { options } = run;
   if (options.only !== undefined || options.shouldStop?.()) return;
   const unlisted = reads.filter((r) => r.unlisted).map((r) => r.file);
-  if (unlisted.length === 0 || !(options.list ?? unlisted.length >= LIST_FIRST_FILES)) return;
+  if (unlisted.length === 0 || options.list !== true) return;
   run.progress("list", true);
   const listed = await listFiles(unlisted, {
     ledger: options.ledger,
@@ -428,8 +429,6 @@ function batchWriter(
   };
 }
 
-/** New files worth listing before the full pass reads them (fewer are read whole about as fast). */
-export const LIST_FIRST_FILES = 64;
 /** Reads worth workers: this many files, or this many bytes. */
 const PARALLEL_FILES = 64;
 const PARALLEL_BYTES = 32 << 20;

@@ -237,7 +237,8 @@ const FROM_TAIL = [
 ] as const;
 
 function withTail(head: SessionFacts, tail: SessionFacts | null): SessionFacts {
-  if (tail === null) return head;
+  // lines of another session at the end (a resumed copy's) say nothing of this one
+  if (tail === null || (tail.session_id !== null && tail.session_id !== head.session_id)) return head;
   if (tail.last_seen !== null && (head.last_seen === null || tail.last_seen > head.last_seen)) {
     head.last_seen = tail.last_seen;
   }

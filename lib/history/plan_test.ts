@@ -24,6 +24,7 @@ function known(
   mtimeMs: number,
   offset: number,
   ino: number | null = 1,
+  listed = false,
 ): KnownFile {
   return {
     path,
@@ -34,6 +35,7 @@ function known(
     asm_id: null,
     read_offset: offset,
     tail: null,
+    listed,
   };
 }
 
@@ -54,12 +56,28 @@ Deno.test("the plan skips what is unchanged, reads on what grew, and reads whole
     file("/touched", 100, 3000),
   ], k);
   assert.equal(plan.unchanged, 1);
+  // newest first (by mtime), then by path
   assert.deepEqual(plan.reads.map((r) => [r.file.path, r.mode, r.from]), [
+    ["/touched", "resume", 100],
     ["/grew", "resume", 90],
-    ["/new", "full", 0],
     ["/replaced", "full", 0],
     ["/shrunk", "full", 0],
-    ["/touched", "resume", 100],
+    ["/new", "full", 0],
+  ]);
+  // only the new file waits for phase one
+  assert.deepEqual(plan.reads.filter((r) => r.unlisted).map((r) => r.file.path), ["/new"]);
+});
+
+Deno.test("a file phase one listed is read whole by the full pass, unchanged or not; listed again only when it changed", () => {
+  const k = new Map<string, KnownFile>([
+    ["/listed", known("/listed", 100, 1000, 0, 1, true)],
+    ["/listed-grew", known("/listed-grew", 100, 1000, 0, 1, true)],
+  ]);
+  const plan = planReads([file("/listed", 100, 1000), file("/listed-grew", 150, 2000)], k);
+  assert.equal(plan.unchanged, 0);
+  assert.deepEqual(plan.reads.map((r) => [r.file.path, r.mode, r.from, r.unlisted]), [
+    ["/listed-grew", "full", 0, true],
+    ["/listed", "full", 0, false],
   ]);
 });
 

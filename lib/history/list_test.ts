@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { asmIdOf, type SessionView, sessionViews } from "../ledger/mod.ts";
+import { denoIo } from "./io.ts";
+import { CLAUDE_BEFORE_CLEAR, CODEX, importWorld, placeFixtures } from "./_test_utils.ts";
+import type { TranscriptIo } from "../derive/mod.ts";
+
+const AT = Date.parse("2026-12-02T12:00:00.000Z");
+
+/** The files on record, by what read them: phase one only (listed) or the full pass. */
+function filesOnRecord(w: { ledger: { query(sql: string): Record<string, unknown>[] } }) {
+  const rows = w.ledger.query("SELECT path, listed FROM import_state ORDER BY path");
+  return {
+    listed: rows.filter((r) => Number(r.listed) === 1).map((r) => String(r.path)),
+    derived: rows.filter((r) => Number(r.listed) === 0).map((r) => String(r.path)),
+  };
+}
+
+function byId(rows: SessionView[]): Map<string, SessionView> {
+  return new Map(rows.map((r) => [r.asm_id, r]));
+}
+
+const LIST_FIELDS = [
+  "agent_session_id",
+  "cwd",
+  "started_at",
+  "source",
+  "parent_asm_id",
+  "harness",
+];
+
+Deno.test("phase one lists every session from its two ends: the list's fields as the full pass finds them, the derived cells deriving", async () => {
+  await using listed = importWorld();
+  await using whole = importWorld();
+  placeFixtures(listed);
+  placeFixtures(whole);
+  // phase one, then stopped before the full pass wrote anything
+  const first = await listed.run({
+    list: true,
+    now: () => AT,
+    shouldStop: () => filesOnRecord(listed).listed.length > 0,
+  });
+  assert.equal(first.files_listed, 15);
+  assert.equal(first.stopped, true);
+  assert.equal(filesOnRecord(listed).derived.length, 0, "the full pass wrote nothing yet");
+  await whole.run({ now: () => AT });
+
+  const during = byId(sessionViews(listed.ledger, { all: true }));
+  const after = byId(sessionViews(whole.ledger, { all: true }));
+  assert.deepEqual([...during.keys()].sort(), [...after.keys()].sort(), "every session is listed, none more");
+  const column = (w: typeof listed, id: string, col: string) =>
+    w.ledger.query(`SELECT ${col} AS v FROM sessions WHERE asm_id = ?`, id)[0]?.v;
+  for (const [id, row] of during) {
+    for (const col of LIST_FIELDS) {
+      assert.deepEqual(
+        column(listed, id, col),
+        column(whole, id, col),
+        `${id} ${col} ${column(listed, id, "transcript_path")}`,
+      );
+    }
+    // the last activity the tail shows: the full pass's, or (the newest counted line further back than the tail's
+    // bound) an earlier one, never a later one
+    const seen = String(column(listed, id, "last_seen"));
+    assert.ok(
+      seen <= String(column(whole, id, "last_seen")) && seen >= String(column(whole, id, "started_at")),
+      id,
+    );
+    // a derived cell is never a number before its pass: it is deriving
+    assert.equal(row.deriving, true, id);
+    assert.equal(row.turns, null, `${id} turns`);
+    assert.equal(row.project, null, `${id} project`);
+    assert.equal(row.closeout, null, `${id} closeout`);
+    const derived = after.get(id)!;
+    // hidden on evidence from the head at once; hidden for "nothing happened" only with the words first
+    if (derived.hidden_reason === "nothing happened") {
+      assert.equal(row.hidden, false, `${id} is not hidden before its turns are read`);
+      assert.equal(row.still_being_read, true, `${id} says it is still being read`);
+    } else {
+      // (a row still being read may well stay shown once read whole: it said so while it was being read)
+      assert.equal(row.hidden_reason, derived.hidden_reason, `${id} hidden reason`);
+    }
+  }
+  // the facts the head gives: the Codex TUI thread's title (its agent's index) and the /rename'd Claude session
+  assert.equal(during.get(asmIdOf("codex", CODEX.tui))!.title, "hello from tmux");
+  assert.ok(during.get(asmIdOf("claude", CLAUDE_BEFORE_CLEAR))!.title !== null);
+  assert.deepEqual(listed.logged, [], "good files log nothing");
+});
+
+function countingIo(opened: string[]): TranscriptIo {
+  return { ...denoIo, open: (path, options) => (opened.push(path), denoIo.open(path, options)) };
+}
+
+Deno.test("phase two killed mid-way resumes where it stopped: every session derived once, none twice, as if never stopped", async () => {
+  await using w = importWorld();
+  await using straight = importWorld();
+  placeFixtures(w);
+  placeFixtures(straight);
+  // the server closes after the full pass wrote its second batch of three sessions
+  const first = await w.run({
+    list: true,
+    batchSessions: 3,
+    now: () => AT,
+    shouldStop: () => filesOnRecord(w).derived.length >= 6,
+  });
+  assert.equal(first.stopped, true);
+  const before = filesOnRecord(w);
+  assert.ok(before.derived.length >= 6 && before.listed.length > 0, JSON.stringify(before));
+  const derivedAt = new Map(
+    w.ledger.query("SELECT asm_id, derived_at FROM sessions WHERE derived_at IS NOT NULL")
+      .map((r) => [String(r.asm_id), String(r.derived_at)]),
+  );
+  // derived newest first: no file derived is older than a file still waiting
+  const mtime = (p: string) => Deno.statSync(p).mtime!.getTime();
+  assert.ok(
+    Math.min(...before.derived.map(mtime)) >= Math.max(...before.listed.map(mtime)),
+    "the newest files were derived first",
+  );
+
+  // the next start: no file is listed again, and the full pass opens exactly the files not derived yet
+  const opened: string[] = [];
+  const second = await w.run({
+    list: true,
+    batchSessions: 3,
+    now: () => AT + 60_000,
+    io: countingIo(opened),
+  });
+  assert.equal(second.files_listed, 0, "nothing is listed twice");
+  assert.deepEqual(opened.sort(), before.listed, "only the files not derived yet are read");
+  assert.equal(second.stopped, false);
+  assert.deepEqual(filesOnRecord(w).listed, [], "every file is derived");
+  for (const [id, at] of derivedAt) {
+    const now = w.ledger.query("SELECT derived_at FROM sessions WHERE asm_id = ?", id)[0].derived_at;
+    assert.equal(now, at, `${id} was derived once, not again`);
+  }
+  assert.equal(w.ledger.query("SELECT COUNT(*) AS n FROM sessions WHERE derive_state IS NOT NULL")[0].n, 0);
+
+  // the same ledger as an import that listed and derived without stopping (times aside)
+  await straight.run({ list: true, now: () => AT });
+  const untimed = (x: typeof w) =>
+    ["sessions", "session_days", "session_folders", "session_skills", "import_state"].map((table) =>
+      x.ledger.query(`SELECT * FROM ${table} ORDER BY 1, 2`).map((row) => {
+        // each world has its own folder, inodes and clock
+        const { derived_at: _d, imported_at: _i, ino: _n, mtime: _m, ...rest } = row;
+        return JSON.stringify(rest).replaceAll(x.root, "<root>");
+      })
+    );
+  assert.deepEqual(untimed(w), untimed(straight));
+});
