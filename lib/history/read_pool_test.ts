@@ -70,7 +70,7 @@ Deno.test("a file a worker cannot read costs one problem line; the others in its
     ino: null,
   });
   const job = (path: string, adapter = agent.adapter): ReadJob => ({
-    read: { file: file(path), mode: "full", from: 0, known: null },
+    read: { file: file(path), mode: "full", from: 0, known: null, unlisted: true },
     agent: { ...agent, adapter },
     savedFold: null,
     copyTo: null,
