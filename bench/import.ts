@@ -365,7 +365,7 @@ async function importChild(asmHome: string): Promise<ChildReport> {
       asmHome,
       harnessRoots: roots,
       log: () => {},
-      list: false,
+      list: true,
     });
     const ms = performance.now() - t0;
     const imported: Record<string, number> = {};

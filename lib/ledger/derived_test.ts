@@ -7,10 +7,12 @@ import {
   foldStateOf,
   heatmapCells,
   knownFiles,
+  type ListedSession,
   projectCounts,
   refreshCandidates,
   sessionViews,
   writeDerived,
+  writeListed,
 } from "./derived.ts";
 import { asmIdOf } from "./identity.ts";
 import { hookEvent } from "./_test_utils.ts";
@@ -140,6 +142,7 @@ Deno.test("import_state remembers each file's size, mtime, offset and fold state
       asm_id: file.asm_id,
       read_offset: 8,
       tail: "abc",
+      listed: false,
     });
     assert.equal(foldStateOf(ledger, "/h/a.jsonl"), '{"v":1}');
     assert.deepEqual(filesOfSession(ledger, file.asm_id), [{ path: "/h/a.jsonl", fold: '{"v":1}' }]);
@@ -213,6 +216,69 @@ Deno.test("a row the import made before the session's start hook was drained com
     const row = ledger.session(asmIdOf("claude", sid))!;
     assert.equal(row.status, "live");
     assert.equal(ledger.openRuns().length, 1);
+  } finally {
+    ledger.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("phase one's rows never write over a derived row, and the full pass clears the mark on rows and files", () => {
+  const { ledger, dir } = tempLedger();
+  try {
+    const listedRow = (id: string): ListedSession => ({
+      asm_id: asmIdOf("claude", id),
+      agent: "claude",
+      agent_session_id: id,
+      parent_asm_id: null,
+      source: "interactive",
+      thread_source: null,
+      cwd: "/listed",
+      transcript_path: `/h/${id}.jsonl`,
+      started_at: "2026-11-29T10:00:00.000Z",
+      last_seen: "2026-11-29T11:00:00.000Z",
+      first_message: "from the head",
+      name: null,
+      title: "from the head",
+      summary: null,
+      model: "m",
+      context_tokens: 5,
+      context_window: null,
+      agent_version: null,
+      harness: false,
+    });
+    const listedFile = (id: string) => ({
+      path: `/h/${id}.jsonl`,
+      agent: "claude",
+      size: 10,
+      mtime: "2026-11-29T10:00:00.000Z",
+      ino: 1,
+      asm_id: asmIdOf("claude", id),
+    });
+    writeDerived(ledger, { sessions: [derived("a")], files: [], now: NOW });
+    const before = ledger.query("SELECT * FROM sessions WHERE asm_id = ?", asmIdOf("claude", "a"))[0];
+    const written = writeListed(ledger, {
+      sessions: [listedRow("a"), listedRow("b")],
+      files: [listedFile("a"), listedFile("b")],
+      now: NOW,
+    });
+    assert.deepEqual(written, { inserted: 1, updated: 1 });
+    assert.deepEqual(
+      ledger.query("SELECT * FROM sessions WHERE asm_id = ?", asmIdOf("claude", "a"))[0],
+      before,
+      "the derived row is as it was",
+    );
+    const b = () =>
+      ledger.query("SELECT derive_state, turns FROM sessions WHERE asm_id = ?", asmIdOf("claude", "b"))[0];
+    assert.deepEqual({ ...b() }, { derive_state: "listed", turns: null });
+    assert.equal(knownFiles(ledger).get("/h/b.jsonl")!.listed, true);
+    writeDerived(ledger, {
+      sessions: [derived("b")],
+      files: [{ ...listedFile("b"), read_offset: 10, tail: null, fold: null, problem: null }],
+      now: NOW,
+    });
+    assert.equal(b().derive_state, null);
+    assert.equal(typeof b().turns, "number");
+    assert.equal(knownFiles(ledger).get("/h/b.jsonl")!.listed, false);
   } finally {
     ledger.close();
     Deno.removeSync(dir, { recursive: true });
