@@ -23,6 +23,7 @@ export type {
   TranscriptHandle,
   TranscriptIo,
   TranscriptLine,
+  TranscriptOpenOptions,
   TranscriptStat,
   ViewLine,
   ViewRecord,

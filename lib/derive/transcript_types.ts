@@ -58,6 +58,13 @@ export interface TranscriptStat {
   isDirectory: boolean;
 }
 
+/** How {@link TranscriptIo.open} opens a file. */
+export interface TranscriptOpenOptions {
+  within?: readonly string[];
+  withinResolved?: boolean;
+  walked?: boolean;
+}
+
 /** An open file: positional reads. */
 export interface TranscriptHandle {
   /** Reads into `into` from byte `position`; returns the count read, 0 at the end of the file. */
@@ -76,9 +83,12 @@ export interface TranscriptIo {
   stat(path: string): TranscriptStat | null;
   /**
    * Throws Deno.errors.* when the file cannot be opened, and refuses (throws) a file whose real path is outside
-   * `within` (the agent's own transcript folders) when it is given.
+   * `within` (the agent's own transcript folders) when it is given (`withinResolved`: they are real paths
+   * already). `walked`: the path came from the walk of the agent's own folder, which follows no link, so the
+   * checks that guard a path from outside (a regular file? inside `within`?) are skipped; the open still refuses
+   * a link and never blocks.
    */
-  open(path: string, options?: { within?: readonly string[] }): TranscriptHandle;
+  open(path: string, options?: TranscriptOpenOptions): TranscriptHandle;
   /** A small side file as text (at most `maxBytes`), null when it does not exist. */
   readText(path: string, maxBytes?: number): string | null;
 }

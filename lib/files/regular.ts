@@ -36,6 +36,11 @@ export interface ReadHandle {
 export interface OpenOptions {
   /** Folders the file's real path must lie in (each resolved to its own real path); absent: anywhere. */
   within?: readonly string[];
+  /**
+   * `within` is already the folders' real paths (resolved once by a caller opening many files in them): each
+   * open then reads only the file's own real path.
+   */
+  withinResolved?: boolean;
 }
 
 /** The seam every request-triggered file read goes through. */
@@ -57,11 +62,11 @@ function realPathOf(fd: number, path: string): string {
 }
 
 /** True when `path` is one of `folders` or lies inside one (each folder resolved to its real path first). */
-export function insideAny(path: string, folders: readonly string[]): boolean {
+export function insideAny(path: string, folders: readonly string[], resolved = false): boolean {
   for (const folder of folders) {
     let real: string;
     try {
-      real = Deno.realPathSync(folder);
+      real = resolved ? folder : Deno.realPathSync(folder);
     } catch {
       continue; // a folder that does not exist holds nothing
     }
@@ -70,11 +75,24 @@ export function insideAny(path: string, folders: readonly string[]): boolean {
   return false;
 }
 
+/** The real paths of `folders` (for {@link OpenOptions.withinResolved}); a folder that does not exist is left out. */
+export function realFolders(folders: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const folder of folders) {
+    try {
+      out.push(Deno.realPathSync(folder));
+    } catch {
+      // a folder that does not exist holds nothing
+    }
+  }
+  return out;
+}
+
 /** Refuses an open file outside `within` (throws after the caller's cleanup runs). */
 function checkPlace(fd: number, path: string, options: OpenOptions | undefined): void {
   if (!options?.within) return;
   const real = realPathOf(fd, path);
-  if (!insideAny(real, options.within)) {
+  if (!insideAny(real, options.within, options.withinResolved === true)) {
     throw new RefusedFile(`${path} leads outside the folders it belongs in (to ${real})`);
   }
 }
@@ -149,6 +167,20 @@ export function openRegularSync(path: string, options?: OpenOptions): RegularFil
   } catch (err) {
     closeSync(fd);
     throw err;
+  }
+}
+
+/**
+ * Opens a file a walk of its folder found (`readDir` said it is a file, so no link led there) for positional
+ * reads: its descriptor. The open itself still refuses a link and never blocks; what it skips is what guards a
+ * path from outside (the fstat that proves a regular file, the real-path check), each a system call per file
+ * when a first run opens thousands. Close it with `closeSync(fd)`.
+ */
+export function openWalkedSync(path: string): number {
+  try {
+    return openSync(path, FLAGS);
+  } catch (err) {
+    throw translate(err, path);
   }
 }
 

@@ -10,6 +10,7 @@
  * @module
  */
 import { type Env, homeDir } from "../config/mod.ts";
+import { realFolders } from "../files/mod.ts";
 import { adapterOf, type AgentConfig } from "../agents/mod.ts";
 import {
   type ProjectRules,
@@ -209,9 +210,11 @@ async function runImport(options: ImportOptions, workers: { pool: ReadPool | nul
   if (workersAllowed > 0 && known.size < PARALLEL_FILES) workers.pool = startReadPool(workersAllowed);
   const { files, readers } = walkStores(run);
   const reads = planImport(run, files, known);
-  await listFirst(run, reads, readers);
   sizeThePool(run, reads, workersAllowed);
-  await readAndWrite(run, reads, { files, readers, known });
+  // phase one's reads go to the workers first; phase two's queue behind them, so the workers never wait for the
+  // list's writes, and the list's rows are written before any derived row
+  const listing = listFirst(run, reads, readers);
+  await readAndWrite(run, reads, { files, readers, known }, listing);
   return run.finish();
 }
 
@@ -264,7 +267,10 @@ function planImport(
   return reads;
 }
 
-/** Phase one, when asked: the new files' rows, from their two ends, before any full read. */
+/**
+ * Phase one, when asked: the new files' rows, from their two ends, before any derived row is written. With read
+ * workers its reads are all sent at once and it resolves when their rows are written.
+ */
 async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers): Promise<void> {
   const { options } = run;
   if (options.only !== undefined || options.shouldStop?.()) return;
@@ -272,6 +278,7 @@ async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers)
   if (unlisted.length === 0 || options.list !== true) return;
   run.progress("list", true);
   const listed = await listFiles(unlisted, {
+    shouldStop: options.shouldStop,
     ledger: options.ledger,
     readers,
     env: options.env,
@@ -306,14 +313,27 @@ async function readAndWrite(
   run: ImportRun,
   reads: PlannedRead[],
   walked: { files: TranscriptFile[]; readers: Readers; known: ReturnType<typeof knownFiles> },
+  listing: Promise<void>,
 ): Promise<void> {
   const { options, io, report } = run;
   const pool = run.workers.pool;
-  const write = batchWriter(run, walked);
+  const writeBatch = batchWriter(run, walked);
+  let listed = false;
+  // the list's rows first: a derived row is never written before phase one's are
+  const write = async (batch: FileRead[]) => {
+    if (!listed) {
+      await listing;
+      listed = true;
+    }
+    writeBatch(batch);
+  };
   const stores = new Map<string, string[]>();
   const storesOf = (agent: string): string[] => {
     let list = stores.get(agent);
-    if (list === undefined) stores.set(agent, list = walked.readers.get(agent)!.cap.stores(options.env));
+    // resolved once here: each read then checks its own real path only
+    if (list === undefined) {
+      stores.set(agent, list = realFolders(walked.readers.get(agent)!.cap.stores(options.env)));
+    }
     return list;
   };
   const jobOf = (read: PlannedRead): ReadJob => {
@@ -326,6 +346,7 @@ async function readAndWrite(
       copyTo: agent.keep_copies ? copyRefOf(options.asmHome, agent.name, read.file.rel) : null,
       // a hook-reported path through a linked folder must not lead the read out of the agent's own folders
       within: storesOf(read.file.agent),
+      withinResolved: true,
       chunkBytes: options.chunkBytes,
       maxLineBytes: options.maxLineBytes,
       yieldEveryMs: pool ? undefined : options.yieldEveryMs,
@@ -369,15 +390,18 @@ async function readAndWrite(
     run.progress("read", false);
     // copies wait in memory for their batch: a batch holding many large ones is written early
     if ((batch.length >= batchSize || copyBytes >= COPY_BYTES_PER_BATCH) && !options.shouldStop?.()) {
-      write(batch);
+      await write(batch);
       batch = [];
       copyBytes = 0;
       // the server answers requests between batches
       if (pool) await yieldToLoop();
     }
   }
+  // a list still being written keeps the pool (its reads are in the workers), unless the import stops
+  if (options.shouldStop?.()) pool?.close();
+  await listing;
   pool?.close();
-  if (batch.length && !options.shouldStop?.()) write(batch);
+  if (batch.length && !options.shouldStop?.()) await write(batch);
   else if (batch.length) report.stopped = true;
 }
 

@@ -3,9 +3,15 @@
  * never an exception. Other failures (permissions) throw, so the caller logs them for that one path.
  * @module
  */
-import type { TranscriptDirEntry, TranscriptHandle, TranscriptIo, TranscriptStat } from "../derive/mod.ts";
+import type {
+  TranscriptDirEntry,
+  TranscriptHandle,
+  TranscriptIo,
+  TranscriptOpenOptions,
+  TranscriptStat,
+} from "../derive/mod.ts";
 import { readSync } from "node:fs";
-import { closeSync, openRegularSync, readFullySync } from "../files/mod.ts";
+import { closeSync, openRegularSync, openWalkedSync, readFullySync } from "../files/mod.ts";
 
 function missing(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
@@ -39,13 +45,14 @@ export const denoIo: TranscriptIo = {
       throw err;
     }
   },
-  open(path: string, options?: { within?: readonly string[] }): TranscriptHandle {
+  open(path: string, options?: TranscriptOpenOptions): TranscriptHandle {
     // a transcript path may have come from a hook event: a regular file only, never a link, never blocking, and
-    // (when the caller knows the agent's folders) never one a linked folder leads elsewhere
-    const file = openRegularSync(path, options);
+    // (when the caller knows the agent's folders) never one a linked folder leads elsewhere; a path the walk of
+    // the agent's own folder found is only opened so (no link, never blocking)
+    const fd = options?.walked ? openWalkedSync(path) : openRegularSync(path, options).fd;
     return {
-      read: (into: Uint8Array, position: number): number => readSync(file.fd, into, 0, into.length, position),
-      close: () => closeSync(file.fd),
+      read: (into: Uint8Array, position: number): number => readSync(fd, into, 0, into.length, position),
+      close: () => closeSync(fd),
     };
   },
   readText(path: string, maxBytes = 8 << 20): string | null {

@@ -48,6 +48,8 @@ export interface ListOptions {
   now: Clock;
   /** after each bundle of files read: how many were read so far */
   onFiles?: (done: number) => void;
+  /** true when the import must stop (its server is closing): nothing more is written */
+  shouldStop?: () => boolean;
 }
 
 /** What phase one did. */
@@ -57,13 +59,52 @@ export interface ListReport extends WriteReport {
   bytes: number;
 }
 
-/** Files per message to a read worker (a message costs more than a small file's two ends). */
+/** Files per message to a read worker, and per write (a message costs more than a small file's two ends). */
 const LIST_BUNDLE = 250;
 
-/** Lists `files` (their two ends) and writes the rows and the files' records, in one transaction. */
+/**
+ * Lists `files` (their two ends) and writes the rows and the files' records, a transaction per bundle of files as
+ * its reads come back: the writes overlap the reads still running in the workers, and the list fills as it goes.
+ */
 export async function listFiles(files: TranscriptFile[], options: ListOptions): Promise<ListReport> {
-  const done = await readEnds(files, options);
   const report: ListReport = { inserted: 0, updated: 0, files: files.length, failed: 0, bytes: 0 };
+  // a session's files side by side (a session kept in several files is mostly listed in one bundle)
+  const sorted = [...files].sort((a, b) => a.path.localeCompare(b.path));
+  const bundles: TranscriptFile[][] = [];
+  for (let i = 0; i < sorted.length; i += LIST_BUNDLE) bundles.push(sorted.slice(i, i + LIST_BUNDLE));
+  let read = 0;
+  const take = (bundle: TranscriptFile[], done: ListDone[]) => {
+    if (options.shouldStop?.()) return;
+    writeBundle(bundle, done, options, report);
+    read += bundle.length;
+    options.onFiles?.(read);
+  };
+  const pool = options.pool;
+  if (pool === null) {
+    for (const bundle of bundles) {
+      take(
+        bundle,
+        bundle.map((file) => listTranscript(file, options.readers.get(file.agent)!.cap, options.io)),
+      );
+    }
+    return report;
+  }
+  await Promise.all(
+    bundles.map((bundle) =>
+      pool.list(bundle.map((file) => ({ file, adapter: options.readers.get(file.agent)!.agent.adapter })))
+        .then((done) => take(bundle, done))
+    ),
+  );
+  return report;
+}
+
+/** One bundle's reads: grouped by session, their rows derived and written with the files' records. */
+function writeBundle(
+  files: TranscriptFile[],
+  done: ListDone[],
+  options: ListOptions,
+  report: ListReport,
+): void {
   const groups = new Map<string, { file: TranscriptFile; facts: SessionFacts; state: unknown }[]>();
   const records: ListedFile[] = [];
   files.forEach((file, i) => {
@@ -92,38 +133,8 @@ export async function listFiles(files: TranscriptFile[], options: ListOptions): 
   });
   const sessions = listedSessions(groups, options);
   const written = writeListed(options.ledger, { sessions, files: records, now: isoAt(options.now()) });
-  report.inserted = written.inserted;
-  report.updated = written.updated;
-  return report;
-}
-
-/** The two ends of every file, in the workers (bundles at once) or here. */
-async function readEnds(files: TranscriptFile[], options: ListOptions): Promise<ListDone[]> {
-  const pool = options.pool;
-  if (pool === null) {
-    return files.map((file, i) => {
-      const cap = options.readers.get(file.agent)!.cap;
-      const done = listTranscript(file, cap, options.io);
-      if (i % LIST_BUNDLE === LIST_BUNDLE - 1) options.onFiles?.(i + 1);
-      return done;
-    });
-  }
-  const out: ListDone[] = new Array(files.length);
-  let read = 0;
-  const sent: Promise<void>[] = [];
-  for (let start = 0; start < files.length; start += LIST_BUNDLE) {
-    const bundle = files.slice(start, start + LIST_BUNDLE);
-    sent.push(
-      pool.list(bundle.map((file) => ({ file, adapter: options.readers.get(file.agent)!.agent.adapter })))
-        .then((dones) => {
-          dones.forEach((d, k) => (out[start + k] = d));
-          read += bundle.length;
-          options.onFiles?.(read);
-        }),
-    );
-  }
-  await Promise.all(sent);
-  return out;
+  report.inserted += written.inserted;
+  report.updated += written.updated;
 }
 
 /** Each session's row from its files' ends, after its agent added what lives outside its transcripts. */

@@ -132,7 +132,8 @@ export function listTranscript(
   let bytesRead = 0;
   let handle: TranscriptHandle;
   try {
-    handle = io.open(file.path, { within: options.within });
+    // phase one reads only what the walk of the agent's own folder found
+    handle = io.open(file.path, options.within ? { within: options.within } : { walked: true });
   } catch (err) {
     return {
       data: null,

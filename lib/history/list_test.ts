@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { asmIdOf, type SessionView, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
-import { CLAUDE_BEFORE_CLEAR, CODEX, importWorld, placeFixtures } from "./_test_utils.ts";
+import { CLAUDE_BEFORE_CLEAR, CODEX, type ImportWorld, importWorld, placeFixtures } from "./_test_utils.ts";
 import type { TranscriptIo } from "../derive/mod.ts";
 
 const AT = Date.parse("2026-12-02T12:00:00.000Z");
@@ -13,6 +13,16 @@ function filesOnRecord(w: { ledger: { query(sql: string): Record<string, unknown
     listed: rows.filter((r) => Number(r.listed) === 1).map((r) => String(r.path)),
     derived: rows.filter((r) => Number(r.listed) === 0).map((r) => String(r.path)),
   };
+}
+
+/** Everything the import writes, without what differs between two worlds (folders, inodes, clocks). */
+function untimed(x: ImportWorld): string[][] {
+  return ["sessions", "session_days", "session_folders", "session_skills", "import_state"].map((table) =>
+    x.ledger.query(`SELECT * FROM ${table} ORDER BY 1, 2`).map((row) => {
+      const { derived_at: _d, imported_at: _i, ino: _n, mtime: _m, ...rest } = row;
+      return JSON.stringify(rest).replaceAll(x.root, "<root>");
+    })
+  );
 }
 
 function byId(rows: SessionView[]): Map<string, SessionView> {
@@ -135,13 +145,19 @@ Deno.test("phase two killed mid-way resumes where it stopped: every session deri
 
   // the same ledger as an import that listed and derived without stopping (times aside)
   await straight.run({ list: true, now: () => AT });
-  const untimed = (x: typeof w) =>
-    ["sessions", "session_days", "session_folders", "session_skills", "import_state"].map((table) =>
-      x.ledger.query(`SELECT * FROM ${table} ORDER BY 1, 2`).map((row) => {
-        // each world has its own folder, inodes and clock
-        const { derived_at: _d, imported_at: _i, ino: _n, mtime: _m, ...rest } = row;
-        return JSON.stringify(rest).replaceAll(x.root, "<root>");
-      })
-    );
   assert.deepEqual(untimed(w), untimed(straight));
+});
+
+Deno.test("phase one in the read workers, with phase two's reads queued behind it, ends in the ledger a single thread writes", async () => {
+  await using workers = importWorld();
+  await using here = importWorld();
+  placeFixtures(workers);
+  placeFixtures(here);
+  const report = await workers.run({ list: true, workers: 2, now: () => AT });
+  assert.equal(report.read_workers, 2);
+  assert.equal(report.files_listed, 15);
+  assert.ok(report.list_ms !== null && report.list_ms <= report.ms);
+  await here.run({ list: true, workers: 0, now: () => AT });
+  assert.deepEqual(untimed(workers), untimed(here));
+  assert.deepEqual(workers.logged, []);
 });

@@ -47,6 +47,8 @@ export interface ReadJob {
   copyTo: string | null;
   /** the agent's own transcript folders: the file is read only when its real path lies in one of them */
   within?: readonly string[];
+  /** `within` holds the folders' real paths already (resolved once per import, not once per file) */
+  withinResolved?: boolean;
   chunkBytes?: number;
   maxLineBytes?: number;
   yieldEveryMs?: number;
@@ -163,7 +165,7 @@ export async function readTranscript(
   let outcome: PassOutcome;
   let tail: string | null;
   try {
-    const handle = io.open(file.path, { within: job.within });
+    const handle = io.open(file.path, { within: job.within, withinResolved: job.withinResolved });
     try {
       outcome = await passFile(handle, from, file.size, fold, {
         chunkBytes: job.chunkBytes,

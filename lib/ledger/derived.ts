@@ -220,10 +220,13 @@ ON CONFLICT (asm_id) DO UPDATE SET
   transcript_path = COALESCE(sessions.transcript_path, excluded.transcript_path),
   source = COALESCE(excluded.source, sessions.source),
   thread_source = COALESCE(excluded.thread_source, sessions.thread_source),
-  started_at = COALESCE(sessions.started_at, excluded.started_at),
+  started_at = CASE WHEN sessions.started_at IS NULL OR excluded.started_at < sessions.started_at
+    THEN excluded.started_at ELSE sessions.started_at END,
   last_seen = CASE WHEN sessions.last_seen IS NULL OR excluded.last_seen > sessions.last_seen
     THEN excluded.last_seen ELSE sessions.last_seen END,
-  first_message = COALESCE(sessions.first_message, excluded.first_message),
+  -- a session kept in files listed apart: the first prompt of the earliest, the rest of the newest
+  first_message = CASE WHEN sessions.first_message IS NULL OR excluded.started_at < sessions.started_at
+    THEN COALESCE(excluded.first_message, sessions.first_message) ELSE sessions.first_message END,
   title = COALESCE(excluded.title, sessions.title),
   summary = COALESCE(excluded.summary, sessions.summary),
   model = COALESCE(excluded.model, sessions.model),
