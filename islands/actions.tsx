@@ -9,6 +9,8 @@ import { computed, type Signal, signal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "./api.ts";
 import { cell } from "./live_store.ts";
+// browser code imports modules, not faces
+import { DERIVING, DERIVING_TIP } from "../lib/ui/words.ts";
 
 /** An agent as the dialogs offer it. */
 export interface AgentChoice {
@@ -167,7 +169,7 @@ export function CloseoutCell(
     agent: string;
     title: string;
     live: boolean;
-    /** the cell ("closed out", "open", ""): its holder sets it when it draws, the poll or stream writes it */
+    /** the cell ("closed out", "open", "", "deriving"): its holder sets it when it draws, the poll or stream writes it */
     state: Signal<string>;
     /** what runs the agent's closeout skill, or null */
     command: string | null;
@@ -175,17 +177,21 @@ export function CloseoutCell(
     note?: string | null;
   },
 ) {
-  // both are drawn, one hidden: the poll or the stream flips them by writing the cell, and nothing renders again
-  const closed = computed(() => state.value === "closed out");
+  // all are drawn, all but one hidden: the poll or the stream flips them by writing the cell, and nothing renders
+  // again; while the transcript is read whole only the word "deriving" shows (no Closeout offered on a guess)
+  const notDeriving = computed(() => state.value !== DERIVING);
   const notClosed = computed(() => state.value !== "closed out");
+  // the button (or "no skill") is for a session known not to be closed out
+  const noAction = computed(() => state.value === "closed out" || state.value === DERIVING);
   return (
     <>
+      <span class="deriving" hidden={notDeriving} title={DERIVING_TIP}>{DERIVING}</span>
       <span class="closed-out" hidden={notClosed}>closed out</span>
       {command === null
         ? (
           <span
             class="muted"
-            hidden={closed}
+            hidden={noAction}
             title={note ?? "this agent records no closeout skill asm can see run, so asm cannot close it out"}
           >
             no skill
@@ -195,7 +201,7 @@ export function CloseoutCell(
           <button
             type="button"
             class="closeout-button"
-            hidden={closed}
+            hidden={noAction}
             title={live ? `type ${command} into its window` : `resume it and run ${command}`}
             onClick={() => openDialog({ kind: "closeout", id, agent, title, live, command })}
           >

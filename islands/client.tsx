@@ -19,6 +19,7 @@ import { loadShell, takeCodeFromAddress } from "./api.ts";
 import { wireShortcuts } from "./shortcuts.ts";
 import { SessionHeader } from "./session_page.tsx";
 import { followTranscript } from "./transcript_follow.ts";
+import { followImport, ImportBar, importBarShown } from "./import_bar.tsx";
 
 /** The render counter tests read: renders after hydration; it must stay 0 while the page idles. */
 const counter = globalThis as unknown as { __asmRenders: number };
@@ -33,6 +34,7 @@ const REGISTRY: Record<string, ComponentType<any>> = {
   SearchBox,
   SprintBoard,
   SessionHeader,
+  ImportBar,
 };
 
 counter.__asmRenders = 0;
@@ -62,6 +64,8 @@ function start(): void {
   wireGlanceJumps();
   wireShortcuts();
   followTranscript();
+  // once at load: a full import running now is followed until it ends
+  if (importBarShown()) followImport();
   startLivePoll(Number(document.body.dataset.pollMs) || 5000);
   startHealthPoll(Number(document.body.dataset.pollMs) || 5000);
 }

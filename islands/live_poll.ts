@@ -16,8 +16,11 @@ import {
   closeoutText,
   contextText,
   contextTip,
+  DERIVING,
+  projectText,
   statusTone,
   statusWord,
+  turnsText,
 } from "../lib/ui/words.ts";
 import { setCell } from "./live_store.ts";
 import { fetchAllRows, renderedRows, tableShown } from "./sessions_table.tsx";
@@ -26,6 +29,7 @@ import { updateLaunches } from "./launches.tsx";
 import type { PendingLaunchView } from "../lib/liveness/live_payload.ts";
 import { api } from "./api.ts";
 import { boardShows, followBoard, patchCardCells } from "./board_store.ts";
+import { followImport, importBarShown } from "./import_bar.tsx";
 
 /** One session in the live payload. */
 export interface LiveSession {
@@ -45,6 +49,8 @@ export interface LiveSession {
   last_seen?: string | null;
   project?: string | null;
   closeout?: string | null;
+  /** turns, project and closeout are being derived: their cells say "deriving" */
+  deriving?: boolean;
 }
 
 let lastRevision: number | null = null;
@@ -86,6 +92,8 @@ async function tick(): Promise<void> {
   // only a page that shows the list fetches it (a session page or the board alone has no rows to re-sort)
   if (tableShown() && (liveSet(nowLive) !== liveSet(wasLive) || renamed || listMoved)) {
     await fetchAllRows();
+    // rows an import listed since the page loaded: its bar follows it to its end
+    if (importBarShown() && renderedRows().some((r) => r.deriving)) followImport();
   } else if (live.revision !== lastRevision) {
     for (const s of live.sessions) {
       // a card's session shares the status cell with its row; it may be a row the table has not loaded
@@ -125,9 +133,12 @@ export function writeCells(s: LiveSession): void {
   setCell("context", s.asm_id, contextText(s.context_tokens, s.context_window));
   setCell("context-tip", s.asm_id, contextTip(s.context_tokens, s.context_window));
   setCell("no-pane", s.asm_id, s.pane ? "" : "hidden");
-  setCell("turns", s.asm_id, s.turns === null || s.turns === undefined ? "" : String(s.turns));
-  setCell("project", s.asm_id, s.project ?? "");
-  setCell("closeout", s.asm_id, closeoutText(s.closeout));
+  // a row being derived says so in these three cells, whatever its columns hold so far
+  const deriving = s.deriving === true;
+  setCell("deriving", s.asm_id, deriving ? DERIVING : "");
+  setCell("turns", s.asm_id, turnsText(s.turns, deriving));
+  setCell("project", s.asm_id, projectText(s.project, deriving));
+  setCell("closeout", s.asm_id, closeoutText(s.closeout, deriving));
 }
 
 /** Starts polling every `everyMs`; a failed tick is retried on the next one. */

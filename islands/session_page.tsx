@@ -16,9 +16,13 @@ import {
   closeoutText,
   contextText,
   contextTip,
+  DERIVING,
+  DERIVING_TIP,
+  projectText,
   statusTone,
   statusWord,
   tokensText,
+  turnsText,
 } from "../lib/ui/words.ts";
 import { cellOnce as cell, cellValue } from "./live_store.ts";
 import { CloseoutCell, RowActions } from "./actions.tsx";
@@ -43,6 +47,8 @@ export interface HeaderCells {
   turns: number | null;
   project: string | null;
   pane: boolean;
+  /** turns, project and closeout are being derived (the whole transcript is still being read) */
+  deriving?: boolean;
 }
 
 /** Props of the header. */
@@ -134,6 +140,9 @@ export function SessionHeader(p: SessionHeaderProps) {
   const status = cell("status", id, first.word);
   const context = cell("context", id, contextText(c.context_tokens, c.context_window));
   const contextTipCell = cell("context-tip", id, contextTip(c.context_tokens, c.context_window));
+  // turns, project and closeout say "deriving" until the whole transcript is read (the stream ends it in place)
+  const deriving = cell("deriving", id, c.deriving ? DERIVING : "");
+  const derivingTip = computed(() => deriving.value ? DERIVING_TIP : "");
   const totals = computed(() =>
     tokenTotals.value ?? { model: p.model, input: p.tokens.input, output: p.tokens.output }
   );
@@ -172,13 +181,13 @@ export function SessionHeader(p: SessionHeaderProps) {
         <dt>Context</dt>
         <dd data-context-for={id} title={contextTipCell}>{context}</dd>
         <dt>Closeout</dt>
-        <dd data-closeout-for={id}>
+        <dd data-closeout-for={id} data-deriving={deriving} title={derivingTip}>
           <CloseoutCell
             id={id}
             agent={p.agent}
             title={p.title}
             live={live}
-            state={cell("closeout", id, closeoutText(c.closeout))}
+            state={cell("closeout", id, closeoutText(c.closeout, c.deriving))}
             command={p.closeoutCommand}
             note={p.closeoutNote}
           />
@@ -191,9 +200,13 @@ export function SessionHeader(p: SessionHeaderProps) {
         <dt>Tokens</dt>
         <dd data-tokens-for={id}>{computed(() => tokensLine(totals.value, p.tokens.cut))}</dd>
         <dt>Turns</dt>
-        <dd data-turns-for={id}>{cell("turns", id, c.turns === null ? "" : String(c.turns))}</dd>
+        <dd data-turns-for={id} data-deriving={deriving} title={derivingTip}>
+          {cell("turns", id, turnsText(c.turns, c.deriving))}
+        </dd>
         <dt>Project</dt>
-        <dd data-project-for={id}>{cell("project", id, c.project ?? "")}</dd>
+        <dd data-project-for={id} data-deriving={deriving} title={derivingTip}>
+          {cell("project", id, projectText(c.project, c.deriving))}
+        </dd>
         <dt>Agent</dt>
         <dd>{p.agentDisplay}</dd>
         <dt>Folder</dt>

@@ -6,7 +6,7 @@
  * are for search and filters, not for scrolling, and hydrating them all would cost seconds.
  * @module
  */
-import { signal } from "@preact/signals";
+import { batch, computed, signal } from "@preact/signals";
 // browser code imports modules, not faces: a face also carries server-only code the bundle cannot hold
 import {
   type SessionFacts,
@@ -15,7 +15,15 @@ import {
   sortViews,
   withActivity,
 } from "../lib/ui/session_view.ts";
-import { NEEDS_ME_FIRST, type Tone } from "../lib/ui/words.ts";
+import {
+  DERIVING,
+  DERIVING_TIP,
+  NEEDS_ME_FIRST,
+  projectText,
+  STILL_BEING_READ,
+  STILL_BEING_READ_TIP,
+  type Tone,
+} from "../lib/ui/words.ts";
 import { cell, cellValue } from "./live_store.ts";
 import { CloseoutCell, RowActions } from "./actions.tsx";
 import { api } from "./api.ts";
@@ -35,6 +43,8 @@ export interface SessionsTableProps extends Record<string, unknown> {
   asked?: TableView;
   /** what the default list hides, by reason (absent with `all`) */
   hidden?: { reason: string; count: number }[];
+  /** rows shown with the words "still being read" (their visibility waits for the whole transcript) */
+  reading?: number;
   /** each agent's closeout command (agent name -> what runs its closeout skill); absent: it has none */
   closeouts?: Record<string, string>;
   /** why each agent without a closeout command has none (agent name -> one sentence, the cell's tip) */
@@ -51,6 +61,8 @@ export interface TableView {
 
 /** Every row known (null until something needed them all), in the default order. */
 const known = signal<SessionView[] | null>(null);
+/** The header's counts as the list last fetched said them (null: as the server drew the page). */
+const counts = signal<{ hidden: { reason: string; count: number }[]; reading: number } | null>(null);
 /** How many rows are shown. */
 const limit = signal(PAGE);
 const SORTS: readonly TableView["sort"][] = [
@@ -117,6 +129,17 @@ export function resort(rows: SessionView[]): void {
   total = rows.length;
 }
 
+/** Pure: the header's counts from a `/api/sessions` body (an older server's body has no `hidden`: none known). */
+export function countsOf(
+  body: { sessions: { still_being_read?: boolean }[]; hidden?: { reason: string; count: number }[] },
+): { hidden: { reason: string; count: number }[]; reading: number } {
+  return {
+    hidden: body.hidden ?? [],
+    // a row still being read is never hidden: the rows of either variant hold every one of them
+    reading: body.sessions.filter((r) => r.still_being_read === true).length,
+  };
+}
+
 /** The rows known to the page, in the default order. */
 export function renderedRows(): SessionView[] {
   return known.peek() ?? first;
@@ -129,11 +152,15 @@ export async function fetchAllRows(): Promise<void> {
     api(`/api/sessions${q}`).then((r) => r.json()),
     api(`/api/live${q}`).then((r) => r.json()),
   ]) as [
-    { sessions: SessionFacts[] },
+    { sessions: SessionFacts[]; hidden?: { reason: string; count: number }[] },
     { sessions: { asm_id: string; activity_word: string | null; activity_reason: string | null }[] },
   ];
   const now = Date.now();
-  resort(withActivity(sessions.sessions, live.sessions).map((row) => sessionView(row, now)));
+  // one render: the rows and the counts above them change together (a row read whole may leave for the hidden)
+  batch(() => {
+    counts.value = countsOf(sessions);
+    resort(withActivity(sessions.sessions, live.sessions).map((row) => sessionView(row, now)));
+  });
 }
 
 async function needAll(): Promise<void> {
@@ -186,6 +213,10 @@ function urgency(v: SessionView): number {
 }
 
 function Row({ v }: { v: SessionView }) {
+  // turns, project and closeout say "deriving" while the transcript is read whole (the poll may end it in place)
+  const deriving = cell("deriving", v.id, v.deriving ? DERIVING : "");
+  const derivingTip = computed(() => deriving.value ? DERIVING_TIP : "");
+  const project = cell("project", v.id, projectText(v.project, v.deriving));
   return (
     <tr id={`row-${v.id}`} data-row-for={v.id} class={v.hiddenReason ? "hidden-row" : undefined}>
       <td class="agent">
@@ -196,18 +227,29 @@ function Row({ v }: { v: SessionView }) {
         data-title-for={v.id}
         // a hidden row says why before its title (drawn by the style, so the title's tooltip stays the title)
         data-hidden={v.hiddenReason ?? undefined}
+        // so does a row whose visibility waits for its whole transcript
+        data-reading={v.stillBeingRead ? STILL_BEING_READ : undefined}
         title={cell("title", v.id, v.title)}
       >
         <a href={`/sessions/${v.id}`}>{cell("title", v.id, v.title)}</a>
       </td>
-      <td class="project" data-project-for={v.id} title={cell("project", v.id, v.project)}>
-        {cell("project", v.id, v.project)}
+      <td
+        class="project"
+        data-project-for={v.id}
+        data-deriving={deriving}
+        title={computed(() => deriving.value ? DERIVING_TIP : project.value)}
+      >
+        {project}
       </td>
       <td
         class="status"
         data-status-for={v.id}
         data-tone={cell("status-tone", v.id, v.statusTone)}
-        title={v.hiddenReason ? `${v.statusTip}; hidden: ${v.hiddenReason}` : v.statusTip}
+        title={v.hiddenReason
+          ? `${v.statusTip}; hidden: ${v.hiddenReason}`
+          : v.stillBeingRead
+          ? `${v.statusTip}; ${STILL_BEING_READ}: ${STILL_BEING_READ_TIP}`
+          : v.statusTip}
       >
         {cell("status", v.id, v.statusWord)}
       </td>
@@ -222,7 +264,7 @@ function Row({ v }: { v: SessionView }) {
       <td class="num context" data-context-for={v.id} title={cell("context-tip", v.id, v.contextTip)}>
         {cell("context", v.id, v.context)}
       </td>
-      <td class="closeout" data-closeout-for={v.id}>
+      <td class="closeout" data-closeout-for={v.id} data-deriving={deriving} title={derivingTip}>
         <CloseoutCell
           id={v.id}
           agent={v.agent}
@@ -233,7 +275,9 @@ function Row({ v }: { v: SessionView }) {
           note={closeoutWhy[v.agent] ?? null}
         />
       </td>
-      <td class="num turns" data-turns-for={v.id}>{cell("turns", v.id, v.turns)}</td>
+      <td class="num turns" data-turns-for={v.id} data-deriving={deriving} title={derivingTip}>
+        {cell("turns", v.id, v.turns)}
+      </td>
       {/* a narrow page shows each row as a two-line card: this empty cell is where the second line starts */}
       <td class="line-break" aria-hidden="true" />
       <td class="age seen" data-seen-for={v.id} data-seen={v.lastSeen ?? ""}>{cell("seen", v.id, v.seen)}</td>
@@ -271,7 +315,16 @@ function SortHeader(
 
 /** The filters, the table and "Show more". */
 export function SessionsTable(
-  { rows, total: count, all, asked, hidden = [], closeouts = {}, closeoutNotes = {} }: SessionsTableProps,
+  {
+    rows,
+    total: count,
+    all,
+    asked,
+    hidden: drawnHidden = [],
+    reading: drawnReading = 0,
+    closeouts = {},
+    closeoutNotes = {},
+  }: SessionsTableProps,
 ) {
   closeoutCommands = closeouts;
   closeoutWhy = closeoutNotes;
@@ -296,6 +349,9 @@ export function SessionsTable(
   const complete = known.value !== null || first.length >= total;
   const matching = complete ? filtered.length : total;
   const more = matching - shown.length;
+  // the counts as the rows were last fetched (the server's, until then)
+  const hidden = counts.value?.hidden ?? drawnHidden;
+  const reading = counts.value?.reading ?? drawnReading;
   return (
     <>
       <div class="filters">
@@ -339,6 +395,9 @@ export function SessionsTable(
               hidden.map((h) => `${h.count} ${h.reason}`).join(", ")
             }): show`}
         </a>
+        {reading > 0 && (
+          <span class="reading-count" title={STILL_BEING_READ_TIP}>{reading} {STILL_BEING_READ}</span>
+        )}
         <span class="count">{matching} {matching === 1 ? "session" : "sessions"}</span>
       </div>
       <table class="sessions">

@@ -149,10 +149,12 @@ function sessionText(s: SessionView, id: string): string {
   // a live session whose process asm cannot prove is not called live (the page reads UNSURE)
   const status = s.unsure_reason && (s.status === "live" || s.status === "starting") ? "unsure" : s.status;
   const unsure = status === "unsure" ? ` [unsure: ${s.unsure_reason}]` : "";
+  // only its transcript's ends were read yet: its turns and project are being derived, not "-" and not a number
+  const reading = s.still_being_read ? " [still being read]" : "";
+  const turns = s.deriving ? "deriving".padStart(10) : `${String(s.turns ?? "-").padStart(4)} turns`;
+  const project = s.deriving ? "deriving" : s.project ?? "-";
   return `${id}  ${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${status.padEnd(7)} ` +
-    `${String(s.turns ?? "-").padStart(4)} turns  ${s.project ?? "-"}  ${
-      s.title ?? "(untitled)"
-    }${hidden}${unsure}`;
+    `${turns}  ${project}  ${s.title ?? "(untitled)"}${hidden}${unsure}${reading}`;
 }
 
 /**

@@ -1,9 +1,20 @@
 /**
- * Test helper: hook events as the hook writes them, with sensible defaults.
+ * Test helpers: hook events as the hook writes them, with sensible defaults; plain SQL written through a ledger's
+ * own connection (for a state no event or import makes on its own).
  * @module
  */
+import type { SQLInputValue } from "node:sqlite";
 import type { HookEvent } from "./event.ts";
 import { asmIdOf } from "./identity.ts";
+import { DB, type Ledger } from "./ledger.ts";
+
+/**
+ * Runs one write statement through the ledger's own connection, in its own transaction (so the ledger counts it
+ * as a write: a server's cached list is built again). Tests only: code elsewhere writes through lib/ledger.
+ */
+export function writeSql(ledger: Ledger, sql: string, ...params: SQLInputValue[]): number {
+  return ledger[DB].write((db) => Number(db.prepare(sql).run(...params).changes));
+}
 
 let counter = 0;
 

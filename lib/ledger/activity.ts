@@ -65,6 +65,11 @@ export interface LiveRow {
   last_seen: string | null;
   project: string | null;
   closeout: string | null;
+  /**
+   * only the ends of its transcript were read yet (the cold import's first phase): turns, project and closeout
+   * are null here and "deriving" on the page, never a number that is not yet true
+   */
+  deriving: boolean;
 }
 
 function runOf(r: Row): RunRow {
@@ -216,9 +221,11 @@ export function closeGoneRuns(
 const LIVE_COLUMNS =
   `asm_id, agent, agent_session_id, status, name, cwd, activity, activity_reason, activity_at,
   context_tokens, unsure_reason, ${HIDDEN_REASON_SQL} AS hidden_reason, turns, last_seen, project,
-  closeout_state, context_window, end_reason`;
+  closeout_state, context_window, end_reason, derive_state`;
 
 function liveRowOf(r: Row): LiveRow {
+  // what the columns hold of a row being derived is not yet its truth (a hook's or an earlier read's)
+  const deriving = r.derive_state === "listed";
   return {
     asm_id: String(r.asm_id),
     agent: String(r.agent),
@@ -235,10 +242,11 @@ function liveRowOf(r: Row): LiveRow {
     context_window: r.context_window === null || r.context_window === undefined
       ? null
       : Number(r.context_window),
-    turns: r.turns === null ? null : Number(r.turns),
+    turns: deriving || r.turns === null ? null : Number(r.turns),
     last_seen: r.last_seen as string | null,
-    project: r.project as string | null,
-    closeout: r.closeout_state as string | null,
+    project: deriving ? null : r.project as string | null,
+    closeout: deriving ? null : r.closeout_state as string | null,
+    deriving,
   };
 }
 
@@ -273,10 +281,10 @@ const digests = new WeakMap<Ledger, { at: string; digest: string }>();
 /**
  * What the list shows of the sessions that are not live, as one short key: it moves when a row is added, goes,
  * is renamed, ended, or gets turns, a last-seen time, a project or a closeout (the import, a hook of an ended
- * session). The live rows' own cells travel in the live payload; this is how a page learns the rest changed.
- * One pass over the table, no hidden-rule evaluation (a hidden row that changes costs one needless refetch), and
- * only when the database was written since the last one (this connection's `total_changes()`, another's
- * `data_version`): `/api/live` is polled by every open page.
+ * session), or is derived whole after the first phase listed it. The live rows' own cells travel in the live
+ * payload; this is how a page learns the rest changed. One pass over the table, no hidden-rule evaluation (a
+ * hidden row that changes costs one needless refetch), and only when the database was written since the last one
+ * (this connection's `total_changes()`, another's `data_version`): `/api/live` is polled by every open page.
  */
 export function listDigest(ledger: Ledger): string {
   const db = ledger[DB];
@@ -288,10 +296,12 @@ export function listDigest(ledger: Ledger): string {
   const r = db.prepare(
     `SELECT COUNT(*) AS n, MAX(last_seen) AS seen, TOTAL(turns) AS turns, TOTAL(LENGTH(COALESCE(name, title, ''))) AS
        titles, TOTAL(LENGTH(COALESCE(project, ''))) AS projects, COUNT(closeout_state) AS closeouts,
-       GROUP_CONCAT(DISTINCT status) AS statuses, MAX(rowid) AS last
+       GROUP_CONCAT(DISTINCT status) AS statuses, MAX(rowid) AS last, COUNT(derive_state) AS deriving
      FROM sessions WHERE status NOT IN ('live', 'starting')`,
   ).get() as Row;
-  const digest = [r.n, r.seen, r.turns, r.titles, r.projects, r.closeouts, r.statuses, r.last].join("|");
+  // a row derived whole moves it even when its turns, project and closeout happen to add up as before
+  const digest = [r.n, r.seen, r.turns, r.titles, r.projects, r.closeouts, r.statuses, r.last, r.deriving]
+    .join("|");
   digests.set(ledger, { at, digest });
   return digest;
 }

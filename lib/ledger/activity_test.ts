@@ -8,8 +8,11 @@ import {
   liveRows,
   pollRows,
   recordActivity,
+  sessionCells,
 } from "./activity.ts";
-import { Ledger } from "./ledger.ts";
+import { type ListedSession, writeListed } from "./derived.ts";
+import { asmIdOf } from "./identity.ts";
+import { DB, Ledger } from "./ledger.ts";
 import { hookEvent } from "./_test_utils.ts";
 
 function tempLedger(): Ledger & { [Symbol.dispose](): void } {
@@ -162,3 +165,53 @@ Deno.test("the list digest moves when a row that is not live is added or changed
   }));
   assert.notEqual(listDigest(ledger), added, "a row renamed");
 });
+
+Deno.test("a session being derived carries no turns, project or closeout to the page, and its end moves the list digest", () => {
+  using ledger = tempLedger();
+  ledger.applyEvent(hookEvent({ agent_session_id: A, cwd: "/home/user/project" }));
+  ledger.applyEvent(
+    hookEvent({ agent_session_id: B, cwd: "/home/user/project", event: "SessionEnd", source: "other" }),
+  );
+  // what the columns hold before the whole transcript is read (a hook's count, an earlier read) is not its truth
+  ledger[DB].write((db) =>
+    db.prepare("UPDATE sessions SET turns = 4, project = 'p', closeout_state = 'closed'").run()
+  );
+  writeListed(ledger, { sessions: [listed(A), listed(B)], files: [], now: "2026-11-29T22:05:00.000Z" });
+  const [row] = liveRows(ledger);
+  assert.deepEqual(
+    [row.agent_session_id, row.deriving, row.turns, row.project, row.closeout],
+    [A, true, null, null, null],
+  );
+  assert.deepEqual(sessionCells(ledger, row.asm_id)?.turns, null, "the session page's cells say the same");
+  const listedDigest = listDigest(ledger);
+  // derived whole with the very same turns, project and closeout: only the mark goes, and the page must hear it
+  ledger[DB].write((db) => db.prepare("UPDATE sessions SET derive_state = NULL").run());
+  assert.notEqual(listDigest(ledger), listedDigest);
+  const [derived] = liveRows(ledger);
+  assert.deepEqual([derived.deriving, derived.turns, derived.project], [false, 4, "p"]);
+});
+
+/** A session as the import's first phase lists it from its transcript's two ends. */
+function listed(sid: string): ListedSession {
+  return {
+    asm_id: asmIdOf("claude", sid),
+    agent: "claude",
+    agent_session_id: sid,
+    parent_asm_id: null,
+    source: "interactive",
+    thread_source: null,
+    cwd: "/home/user/project",
+    transcript_path: `/nowhere/${sid}.jsonl`,
+    started_at: "2026-11-29T22:00:00.000Z",
+    last_seen: "2026-11-29T22:04:00.000Z",
+    first_message: "hello",
+    name: null,
+    title: null,
+    summary: null,
+    model: null,
+    context_tokens: null,
+    context_window: null,
+    agent_version: null,
+    harness: false,
+  };
+}

@@ -35,6 +35,8 @@ export interface LiveSessionView {
   last_seen: string | null;
   project: string | null;
   closeout: string | null;
+  /** Turns, project and closeout are being derived (null above): the page writes "deriving" into their cells. */
+  deriving: boolean;
 }
 
 /** A launch still waiting for its session (its window is open; the agent may be showing its own dialog). */
@@ -95,6 +97,7 @@ export function liveViews(
     last_seen: r.last_seen,
     project: r.project,
     closeout: r.closeout,
+    deriving: r.deriving,
   }));
 }
 

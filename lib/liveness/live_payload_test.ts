@@ -22,6 +22,7 @@ function row(overrides: Partial<LiveRow> = {}): LiveRow {
     last_seen: "2026-11-29T22:00:00.000Z",
     project: "p",
     closeout: null,
+    deriving: false,
     ...overrides,
   };
 }
@@ -128,4 +129,16 @@ Deno.test("the list's cells of a live session and the list digest move the revis
     ],
     [3, "p", "open", "4|y"],
   );
+  // derived whole after the first phase listed it: the cells take their numbers, and the page must hear of it
+  const listed = livePayload(
+    [row({ turns: null, project: null, deriving: true })],
+    now,
+    revision,
+    [],
+    null,
+    "4|y",
+  );
+  assert.equal(listed.sessions[0].deriving, true);
+  const derived = livePayload([row({ turns: null, project: null })], now, revision, [], null, "4|y");
+  assert.equal(derived.revision, listed.revision + 1, "the end of deriving alone moves the revision");
 });

@@ -31,7 +31,7 @@ table.sessions td { border-bottom: 1px solid var(--line); padding: 4px 6px; over
 table.sessions th.agent { width: 72px; } table.sessions th.project { width: 12%; }
 table.sessions th.status { width: 110px; } table.sessions th.activity { width: 16%; }
 table.sessions th.context { width: 96px; } table.sessions th.closeout { width: 88px; }
-table.sessions th.turns { width: 56px; } table.sessions th.seen { width: 88px; }
+table.sessions th.turns { width: 64px; } table.sessions th.seen { width: 88px; }
 table.sessions th.acts { width: 200px; }
 table.sessions .line-break { display: none; }
 @media (max-width: 1279px) {
@@ -90,6 +90,21 @@ td.title a { color: inherit; text-decoration: none; } td.title a:hover { text-de
 td.title[data-hidden]::before { content: "hidden: " attr(data-hidden); font-size: 11px; color: var(--muted);
   border: 1px solid var(--line); border-radius: 3px; padding: 0 4px; margin-right: 6px; }
 a.hidden-rows { color: var(--muted); }
+/* the cold import's first phase: a cell being derived says so quietly, a row still being read says so before its
+   title (lib/ui/words.ts DERIVING, STILL_BEING_READ) */
+[data-deriving=deriving], span.deriving { color: var(--muted); font-style: italic; font-size: 12px; }
+td.title[data-reading]::before { content: attr(data-reading); font-size: 11px; color: var(--muted);
+  border: 1px dashed var(--line); border-radius: 3px; padding: 0 4px; margin-right: 6px; }
+.reading-count { color: var(--muted); }
+.import-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 10px; margin: 2px 0 6px; font-size: 12px;
+  color: var(--muted); font-variant-numeric: tabular-nums; }
+.import-bar[hidden] { display: none; }
+.import-bar progress { flex: 1 1 100%; width: 100%; height: 4px; appearance: none; border: 0; border-radius: 2px;
+  background: var(--chip); }
+.import-bar progress::-webkit-progress-bar { background: var(--chip); border-radius: 2px; }
+.import-bar progress::-webkit-progress-value { background: var(--accent); border-radius: 2px; }
+.import-bar progress::-moz-progress-bar { background: var(--accent); }
+.import-text { min-width: 0; overflow-wrap: anywhere; }
 a.tile { color: inherit; text-decoration: none; display: block; } a.tile:hover, a.tile:focus-visible {
   border-color: var(--accent); }
 .year svg { max-width: 100%; height: auto; } .year text { font-size: 9px; fill: var(--muted); }

@@ -13,6 +13,7 @@ import {
   statusTone,
   statusWord,
   type Tone,
+  turnsText,
 } from "./words.ts";
 
 /**
@@ -40,6 +41,10 @@ export interface SessionFacts {
   /** a pane proven to hold its process (the live payload): Jump and Send are offered */
   pane?: boolean;
   activity_reason?: string | null;
+  /** only the ends of its transcript were read yet: turns, project and closeout are being derived */
+  deriving?: boolean;
+  /** its visibility waits for the whole transcript: it says "still being read" and is counted apart */
+  still_being_read?: boolean;
 }
 
 /** One row as the page draws it. */
@@ -75,6 +80,10 @@ export interface SessionView {
   /** "3 min ago", as of the moment the view was made */
   seen: string;
   hiddenReason: string | null;
+  /** turns, project and closeout are being derived: their cells say "deriving" (`project` stays "" for filters) */
+  deriving: boolean;
+  /** shown with the words "still being read" until its whole transcript says whether it shows */
+  stillBeingRead: boolean;
 }
 
 /** The row's view, its ages as of `now` (epoch ms). */
@@ -86,7 +95,8 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
     agent: s.agent,
     title: s.title || `(no title yet) ${s.agent_session_id.slice(0, 8)}`,
     untitled: !s.title,
-    project: s.project ?? "",
+    // the data filters and sorts read: a deriving row has no project yet (its cell says so)
+    project: s.deriving ? "" : s.project ?? "",
     status: s.status,
     statusWord: word,
     statusTip: tip,
@@ -102,11 +112,13 @@ export function sessionView(s: SessionFacts, now: number = Date.now()): SessionV
       ? null
       : s.context_tokens / (s.context_window || 1_000_000),
     contextTip: contextTip(s.context_tokens, s.context_window),
-    closeout: closeoutText(s.closeout),
-    turns: s.turns === null ? "" : String(s.turns),
+    closeout: closeoutText(s.closeout, s.deriving === true),
+    turns: turnsText(s.turns, s.deriving === true),
     lastSeen: s.last_seen,
     seen: ageText(s.last_seen, now),
     hiddenReason: s.hidden_reason,
+    deriving: s.deriving === true,
+    stillBeingRead: s.still_being_read === true,
   };
 }
 

@@ -121,7 +121,49 @@ export const NEEDS_ME_FIRST: readonly Tone[] = [
   "starting",
 ];
 
-/** The Closeout cell: "closed out", "open", or nothing when the session never had one to do. */
-export function closeoutText(state: string | null | undefined): string {
+/**
+ * What a derived cell (turns, project, closeout) says while only the two ends of its session's transcript were read
+ * (the cold import's first phase): a word, never a number or a blank that is not yet true.
+ */
+export const DERIVING = "deriving";
+/** The tooltip of a cell that says {@link DERIVING}. */
+export const DERIVING_TIP =
+  "the whole transcript is still being read; its turns, project and closeout follow when it is";
+/** What a row whose visibility waits for its whole transcript says before its title, and the header's count. */
+export const STILL_BEING_READ = "still being read";
+/** The tooltip of that word and of the count. */
+export const STILL_BEING_READ_TIP =
+  "shown while its whole transcript is read: a session in which nothing happened is hidden once that is known";
+
+/** The Turns cell: the count, "" when there is none, {@link DERIVING} while the transcript is read whole. */
+export function turnsText(turns: number | null | undefined, deriving = false): string {
+  if (deriving) return DERIVING;
+  return turns === null || turns === undefined ? "" : String(turns);
+}
+
+/** The Project cell: the project, "" when there is none, {@link DERIVING} while the transcript is read whole. */
+export function projectText(project: string | null | undefined, deriving = false): string {
+  return deriving ? DERIVING : project ?? "";
+}
+
+/**
+ * The Closeout cell: "closed out", "open", nothing when the session never had one to do, {@link DERIVING} while
+ * its transcript is read whole.
+ */
+export function closeoutText(state: string | null | undefined, deriving = false): string {
+  if (deriving) return DERIVING;
   return state === "closed" ? "closed out" : state === "open" ? "open" : "";
+}
+
+/** Seconds left as a person reads them ("40 s", "3 min", "2 h 5 min"); "--" when not known. */
+export function timeLeftText(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return "--";
+  const s = Math.max(0, Math.ceil(seconds));
+  if (s < 60) return `${s} s`;
+  // rounded up: "1 min" left is never said of 90 seconds
+  const minutes = Math.ceil(s / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? `${h} h` : `${h} h ${m} min`;
 }

@@ -3,11 +3,15 @@ import {
   activityText,
   activityTone,
   ageText,
+  closeoutText,
   contextText,
   contextTip,
   NEEDS_ME_FIRST,
+  projectText,
   statusTone,
   statusWord,
+  timeLeftText,
+  turnsText,
 } from "./words.ts";
 
 Deno.test("killed and lost both read ENDED, and the tooltip keeps the difference", () => {
@@ -73,4 +77,29 @@ Deno.test("context reads as a share of the model's window, raw tokens in the tip
   assert.equal(contextText(84_000, null), "84k");
   assert.equal(contextTip(84_000, null), "84k tokens; the model's window is not known");
   assert.equal(contextText(null, 200_000), "no reading");
+});
+
+Deno.test("a derived cell being derived says deriving, whatever its column holds; derived, its value or a blank", () => {
+  const cells = (
+    turns: number | null,
+    project: string | null,
+    closeout: string | null,
+    deriving: boolean,
+  ) => [
+    turnsText(turns, deriving),
+    projectText(project, deriving),
+    closeoutText(closeout, deriving),
+  ];
+  assert.deepEqual(cells(7, "web", "closed", true), ["deriving", "deriving", "deriving"]);
+  assert.deepEqual(cells(null, null, null, true), ["deriving", "deriving", "deriving"]);
+  assert.deepEqual(cells(7, "web", "closed", false), ["7", "web", "closed out"]);
+  assert.deepEqual(cells(0, null, "open", false), ["0", "", "open"]);
+  assert.deepEqual(cells(null, null, null, false), ["", "", ""]);
+});
+
+Deno.test("time left reads in the largest whole unit, rounded up, and -- when not known", () => {
+  assert.deepEqual(
+    [null, undefined, Infinity, 0, 0.2, 59, 60, 61, 3599, 3600, 3661, 7200].map((s) => timeLeftText(s)),
+    ["--", "--", "--", "0 s", "1 s", "59 s", "1 min", "2 min", "1 h", "1 h", "1 h 2 min", "2 h"],
+  );
 });

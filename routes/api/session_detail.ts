@@ -63,6 +63,7 @@ export function headerCells(ctx: ServerContext, asmId: string) {
     closeout: row.closeout,
     turns: row.turns,
     project: row.project,
+    deriving: row.deriving,
     last_seen: row.last_seen,
     pane: ctx.state.panes.has(asmId),
   };

@@ -119,7 +119,13 @@ Deno.test("the session page says what kind of session the agent's files say it i
     const note =
       "Codex records a skill's run, but asm cannot start one in it: its $ skill menu takes the Enter " +
       "asm types, so asm offers no closeout for Codex sessions";
-    assert.equal(facts["Closeout"], `closed outno skill${note}`);
+    // every state of the cell is drawn, all but one hidden: "deriving", "closed out", then this one
+    assert.equal(facts["Closeout"], `derivingclosed outno skill${note}`);
+    assert.deepEqual(
+      [...page.querySelectorAll("[data-closeout-for] > span:not([hidden])")].map((e) => e.textContent),
+      ["no skill", note],
+      "only the agent's answer shows",
+    );
     assert.equal(page.querySelector("[data-closeout-for] .muted[title]")?.getAttribute("title"), note);
     // and the list's cell carries the same sentence as its tip
     const list = parseHTML(await (await fetch(`${server.url}/?all=1`)).text()).document;

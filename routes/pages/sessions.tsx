@@ -1,6 +1,7 @@
 /**
  * `GET /`: the front page, server-rendered from the ledger: the board's three lanes (routes/pages/sprint.tsx) above
- * the Sessions table; both are islands the poll keeps true. `?all=1` shows hidden rows too.
+ * the Sessions table; both are islands the poll keeps true; above them, while a full import lists or derives the
+ * agents' transcripts, its thin bar. `?all=1` shows hidden rows too.
  * @module
  */
 import { islandPage } from "./page.ts";
@@ -15,9 +16,17 @@ import {
   withActivity,
 } from "../../lib/ui/mod.ts";
 import { glance, glanceText, waitingCount } from "../../lib/ui/glance.ts";
-import { hiddenCounts, liveRows, projectCounts, sessionViews } from "../../lib/ledger/mod.ts";
+import {
+  hiddenCounts,
+  liveRows,
+  projectCounts,
+  sessionViews,
+  stillBeingReadCount,
+} from "../../lib/ledger/mod.ts";
 import { liveViews, pendingLaunchViews } from "../../lib/liveness/mod.ts";
 import { PAGE, SessionsTable, viewOfQuery } from "../../islands/sessions_table.tsx";
+import { ImportBar } from "../../islands/import_bar.tsx";
+import { importBarView } from "../../lib/ui/import_bar.ts";
 import { Actions } from "../../islands/actions.tsx";
 import { TopBar } from "../../islands/top_bar.tsx";
 import { usageRowIsland } from "./usage_row.tsx";
@@ -96,6 +105,12 @@ export const sessionsPageRoutes: Route[] = [{
         <>
           <Island name="Actions" component={Actions} props={{ agents, folders: knownFolders(ctx) }} />
           <Island name="Launches" component={Launches} props={{ launches }} />
+          {/* a full import listing or deriving the agents' transcripts: files, MB and time left */}
+          <Island
+            name="ImportBar"
+            component={ImportBar}
+            props={{ first: importBarView(ctx.state.imports.status()) }}
+          />
           {boardSection}
           <h2 class="section" id="sessions">Sessions</h2>
           <Island name="SearchBox" component={SearchBox} props={{ all }} />
@@ -108,6 +123,7 @@ export const sessionsPageRoutes: Route[] = [{
               all,
               asked: viewOfQuery(url.search),
               hidden: all ? [] : hiddenCounts(ctx.ledger),
+              reading: stillBeingReadCount(ctx.ledger),
               closeouts,
               closeoutNotes: closeoutNotes(configs),
             }}

@@ -1,7 +1,19 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { hookEvent } from "../../lib/ledger/_test_utils.ts";
-import { asmIdOf, type DerivedSession, recordActivity, writeDerived } from "../../lib/ledger/mod.ts";
+import {
+  asmIdOf,
+  type DerivedSession,
+  type Ledger,
+  recordActivity,
+  writeDerived,
+} from "../../lib/ledger/mod.ts";
 import { startServer } from "../../lib/server/mod.ts";
+import { loadAgents } from "../../lib/agents/mod.ts";
+import { harnessRoots } from "../../lib/config/mod.ts";
+import type { TranscriptIo } from "../../lib/derive/mod.ts";
+import { denoIo, importOnce, type ImportProgress, type ImportRunner } from "../../lib/history/mod.ts";
+import { claudePromptLine } from "../../lib/history/_test_utils.ts";
 import { launchChromium, measureTable, openWithKey } from "../../verify/browser.ts";
 import { ROUTES } from "../mod.ts";
 
@@ -488,5 +500,187 @@ Deno.test("searching from the page lists the matching sessions with their counts
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.locator(".search .notice.error").waitFor();
     assert.match(await page.locator(".search .notice.error").innerText(), /character/);
+  });
+});
+
+/**
+ * The reads of a first import, held back: a transcript the first phase listed (on record as listed) is read whole
+ * one byte per 2 ms until `release()`, then at full speed; everything else reads as it is. The import yields to
+ * the server every few ms, so the page is answered while it crawls: an import that runs until the test says.
+ */
+function heldIo(ledger: Ledger): TranscriptIo & { release(): void } {
+  let held = true;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  return {
+    readDir: (path) => denoIo.readDir(path),
+    stat: (path) => denoIo.stat(path),
+    readText: (path, max) => denoIo.readText(path, max),
+    open(path, options) {
+      const handle = denoIo.open(path, options);
+      const listed =
+        ledger.query("SELECT 1 FROM import_state WHERE path = ? AND listed = 1", path).length > 0;
+      if (!listed) return handle;
+      return {
+        read(into, position) {
+          if (!held) return handle.read(into, position);
+          Atomics.wait(pause, 0, 0, 2);
+          return handle.read(into.subarray(0, Math.min(1, into.length)), position);
+        },
+        close: () => handle.close(),
+      };
+    },
+    release() {
+      held = false;
+    },
+  };
+}
+
+/** A Claude transcript of `prompts` typed prompts, each answered at length (about 20 KB in all). */
+function transcript(sessionId: string, prompts: number, day: number): string {
+  const cwd = "/home/user/website";
+  const lines: string[] = [];
+  for (let p = 0; p < prompts; p++) {
+    const ts = `2026-11-${String(day).padStart(2, "0")}T10:${String(p).padStart(2, "0")}:00.000Z`;
+    lines.push(claudePromptLine({ sessionId, text: `question ${p} of session ${day}`, ts, cwd }));
+    for (let a = 0; a < 40 / prompts; a++) {
+      lines.push(JSON.stringify({
+        parentUuid: null,
+        isSidechain: false,
+        type: "assistant",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: `answer ${a}: ${"word ".repeat(80)}` }],
+        },
+        timestamp: ts,
+        cwd,
+        sessionId,
+      }));
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+Deno.test("a first import at every width: rows listed say deriving and still being read, counted apart; a thin bar gives files, MB and time left; when it ends the bar goes and the rows take their numbers", async () => {
+  await withPage(async (page, server) => {
+    const { asmHome, env } = server.context;
+    // six transcripts: four where something happened (two prompts), two with one prompt (hidden once read whole)
+    const ids = [1, 2, 3, 4, 5, 6].map((n) => `aaaaaaaa-0000-4000-8000-00000000000${n}`);
+    ids.forEach((sid, i) => {
+      const path = join(env.HOME, ".claude/projects/-home-user-website", `${sid}.jsonl`);
+      Deno.mkdirSync(join(path, ".."), { recursive: true });
+      Deno.writeTextFileSync(path, transcript(sid, i < 4 ? 2 : 1, 20 + i));
+    });
+    const busy = asmIdOf("claude", ids[0]);
+    // the server's own runner lists first only when asked (lib/history/import.ts ImportOptions.list): this stands
+    // in for it as /api/import and the page see it, running one full import that asks, with the reads held back
+    const io = heldIo(server.ledger);
+    // what the runner would keep: whether it runs, and the progress the import last gave
+    const run = { running: true, progress: null as ImportProgress | null };
+    server.context.state.imports = {
+      status: () => ({
+        running: run.running,
+        kind: run.running ? "full" : null,
+        progress: run.progress,
+        last: null,
+        last_refresh: null,
+        last_error: null,
+        runs: 0,
+      }),
+    } as unknown as ImportRunner;
+    const imported = importOnce({
+      ledger: server.ledger,
+      agents: loadAgents({ asmHome, env }),
+      env,
+      asmHome,
+      harnessRoots: harnessRoots(asmHome),
+      log: () => {},
+      onProgress: (p) => (run.progress = p),
+      list: true,
+      io,
+      yieldEveryMs: 5,
+    }).finally(() => (run.running = false));
+    try {
+      const listedRows = () =>
+        Number(server.ledger.query("SELECT COUNT(*) AS n FROM sessions WHERE derive_state = 'listed'")[0].n);
+      for (let t = 0; t < 200 && (listedRows() < ids.length || run.progress?.phase !== "read"); t++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(listedRows(), ids.length, "the first phase listed every transcript");
+      assert.equal(run.progress?.phase, "read", "the full pass is reading");
+
+      await page.setViewportSize({ width: 1920, height: 900 });
+      await openWithKey(page, server, "/?poll_ms=300");
+      await page.waitForFunction(() =>
+        typeof (globalThis as unknown as { __asmRenders?: number }).__asmRenders === "number"
+      );
+      const bar = page.locator("[data-import-bar]");
+      const cellText = (field: string, id: string) =>
+        page.locator(`[data-${field}-for="${id}"]`).evaluate((el) => (el as HTMLElement).innerText.trim());
+      for (const width of [1920, 1440, 1024, 768, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        assert.ok(await bar.isVisible(), `${width} px: the import's bar shows`);
+        const text = await page.locator("[data-import-text]").innerText();
+        assert.match(
+          text,
+          /^Reading transcripts whole: \d\/6 files, \d+\.\d\/\d+\.\d MB, time left (--|\d+ s|\d+ min|\d+ h( \d+ min)?)$/,
+        );
+        const barBox = await bar.boundingBox();
+        assert.ok(barBox && barBox.height <= 48, `${width} px: the bar is thin (${barBox?.height} px)`);
+        // the project cell shows at every width, Turns and Closeout from 1280 px
+        const shown = width >= 1280 ? ["turns", "project", "closeout"] : ["project"];
+        for (const field of shown) {
+          assert.equal(await cellText(field, busy), "deriving", `${width} px: ${field}`);
+        }
+        assert.equal(
+          await page.locator(".filters .reading-count").innerText(),
+          "6 still being read",
+          `${width} px: counted apart`,
+        );
+        assert.equal(
+          await page.locator(`td.title[data-title-for="${busy}"]`).evaluate((td) =>
+            getComputedStyle(td, "::before").content
+          ),
+          '"still being read"',
+          `${width} px: the row says so before its title`,
+        );
+        const at = await page.evaluate(measureTable);
+        console.log(`${width} px, importing: ${text}; page scroll ${at.pageScroll} px`);
+        assert.equal(at.pageScroll, 0, `${width} px: no horizontal scroll (${at.sticking.join("; ")})`);
+        assert.deepEqual(at.overflowing, [], `${width} px: no text overflows its cell`);
+      }
+      // it moves, about once a second
+      const share = () =>
+        page.locator("[data-import-bar] progress").evaluate((p) => (p as HTMLProgressElement).value);
+      const before = await share();
+      await page.waitForFunction(
+        (was) => document.querySelector<HTMLProgressElement>("[data-import-bar] progress")!.value > was,
+        before,
+        { timeout: 5000 },
+      );
+
+      await page.setViewportSize({ width: 1440, height: 900 });
+      io.release();
+      await imported;
+      await bar.waitFor({ state: "hidden", timeout: 5000 });
+      await page.waitForFunction(
+        (id) => document.querySelector(`[data-turns-for="${id}"]`)?.textContent === "2",
+        busy,
+      );
+      assert.deepEqual(
+        [await cellText("turns", busy), await cellText("project", busy)].map((t) => t === "deriving"),
+        [false, false],
+        "derived whole: no cell says deriving",
+      );
+      assert.equal(await page.locator(".reading-count").count(), 0, "none still being read");
+      // the two where nothing happened left for the hidden rows, and the count above the table says so
+      assert.equal(await page.locator(`[data-row-for="${asmIdOf("claude", ids[5])}"]`).count(), 0);
+      assert.match(
+        await page.locator("a.hidden-rows").innerText(),
+        /^2 hidden \(2 nothing happened\): show$/,
+      );
+    } finally {
+      io.release();
+      await imported.catch(() => {});
+    }
   });
 });
