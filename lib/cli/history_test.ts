@@ -65,6 +65,8 @@ const FIELDS = [
   "unsure_reason",
   "started_at",
   "last_seen",
+  "deriving",
+  "still_being_read",
 ];
 
 Deno.test("./asm import shows its progress and takes the writer lock itself; ./asm sessions --json prints the rows", async () => {
