@@ -1,6 +1,6 @@
 /**
  * The history import, the shell around the byte pass: walk every agent's transcript store, skip the files whose
- * (size, mtime) are unchanged (import_state loaded once, nothing opened), and, when asked ({@link
+ * (size, mtime) are unchanged (import_state loaded once, nothing opened), and, on a first run ({@link
  * ImportOptions.list}), list the new files first from their two ends (phase one, `list.ts`: every row the list
  * shows before anything is read whole). Then read the rest, newest first (a grown file on from its saved offset,
  * with its saved fold state), fold each session's files into facts, let each agent add what lives outside its
@@ -73,9 +73,8 @@ export interface ImportOptions {
   /** True when the import must stop (its server is closing): it stops between files, writing nothing more. */
   shouldStop?: () => boolean;
   /**
-   * Phase one: list the files the ledger has no record of from their two ends before reading anything whole
-   * (never for `only`). Off unless asked: on the machines measured it costs more than the full pass saves (docs/
-   * decisions.md 196); the bench and the tests ask for it.
+   * Phase one: list the files the ledger has no record of from their two ends before any derived row is written
+   * (never for `only`). Default: when {@link LIST_FIRST_FILES} or more are new (a first run).
    */
   list?: boolean;
 }
@@ -141,6 +140,8 @@ class ImportRun {
   readonly totals = { files: 0, bytes: 0 };
   filesDone = 0;
   bytesDone = 0;
+  /** phase one's files, while it lists them */
+  listing: { done: number; total: number } | null = null;
   #lastProgress = 0;
 
   constructor(readonly options: ImportOptions, readonly workers: { pool: ReadPool | null }) {
@@ -179,13 +180,26 @@ class ImportRun {
     const t = this.now();
     if (!force && t - this.#lastProgress < 200) return;
     this.#lastProgress = t;
-    this.options.onProgress(progressOf({
-      phase,
-      files_total: this.totals.files,
-      files_done: this.filesDone,
-      bytes_total: this.totals.bytes,
-      bytes_done: this.bytesDone + current,
-    }, t - this.t0));
+    // while phase one lists, its files are what a person waits for (phase two's reads queue behind them)
+    const listing = this.listing;
+    this.options.onProgress(progressOf(
+      listing !== null && phase !== "done"
+        ? {
+          phase: "list",
+          files_total: listing.total,
+          files_done: listing.done,
+          bytes_total: 0,
+          bytes_done: 0,
+        }
+        : {
+          phase,
+          files_total: this.totals.files,
+          files_done: this.filesDone,
+          bytes_total: this.totals.bytes,
+          bytes_done: this.bytesDone + current,
+        },
+      t - this.t0,
+    ));
   }
 
   /** Closes the report. */
@@ -275,9 +289,14 @@ async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers)
   const { options } = run;
   if (options.only !== undefined || options.shouldStop?.()) return;
   const unlisted = reads.filter((r) => r.unlisted).map((r) => r.file);
-  if (unlisted.length === 0 || options.list !== true) return;
+  if (unlisted.length === 0 || !(options.list ?? unlisted.length >= LIST_FIRST_FILES)) return;
+  run.listing = { done: 0, total: unlisted.length };
   run.progress("list", true);
   const listed = await listFiles(unlisted, {
+    onFiles: (done) => {
+      run.listing = { done, total: unlisted.length };
+      run.progress("list", false);
+    },
     shouldStop: options.shouldStop,
     ledger: options.ledger,
     readers,
@@ -290,6 +309,10 @@ async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers)
   });
   run.report.files_listed = listed.files - listed.failed;
   run.report.list_ms = run.now() - run.t0;
+  run.listing = { done: unlisted.length, total: unlisted.length };
+  run.progress("list", true);
+  run.listing = null;
+  run.progress("read", true);
 }
 
 /** Reads go to workers when they are many (the writer keeps this thread); a few are read here. */
@@ -453,6 +476,11 @@ function batchWriter(
   };
 }
 
+/**
+ * New files from which a first run lists before it derives (phase one): below it the full pass takes a fraction of
+ * a second and a list first only adds its own time (decision 196).
+ */
+export const LIST_FIRST_FILES = 500;
 /** Reads worth workers: this many files, or this many bytes. */
 const PARALLEL_FILES = 64;
 const PARALLEL_BYTES = 32 << 20;

@@ -18,12 +18,14 @@ import { errorText, type LogLine } from "../lang/mod.ts";
 
 /** How much of each end a list read takes. */
 export interface ListWindows {
-  /** bytes read first at each end (default 4 KiB) */
+  /** bytes the head reads first (default 16 KiB) */
   first?: number;
   /** the head grows (x4) while it holds no complete line, up to this (default 64 KiB) */
   max?: number;
-  /** the tail grows (x4) while its lines name no model, up to this (default 16 KiB) */
+  /** the tail's bytes (default 16 KiB) */
   tailMax?: number;
+  /** a file up to this size is read in one call (default 48 KiB, at most `max`) */
+  whole?: number;
 }
 
 /**
@@ -45,9 +47,11 @@ export interface ListDone {
 }
 
 const NL = 10;
-const FIRST = 4 << 10;
+const FIRST = 16 << 10;
 const MAX = 64 << 10;
 const TAIL_MAX = 16 << 10;
+/** A file this small is read in one call. */
+const WHOLE = 48 << 10;
 
 /** A buffer kept between reads (a fresh one per file costs more than the read). */
 let shared = new Uint8Array(2 * FIRST);
@@ -127,6 +131,8 @@ export function listTranscript(
 ): ListDone {
   const first = options.first ?? FIRST;
   const max = Math.max(options.max ?? MAX, first);
+  const tailMax = options.tailMax ?? TAIL_MAX;
+  const whole = Math.min(options.whole ?? WHOLE, max);
   const fold = cap.fold(file, null);
   let tail: SessionFacts | null = null;
   let bytesRead = 0;
@@ -162,21 +168,22 @@ export function listTranscript(
       if (end < n) fold.line(buf, end, n);
     } else {
       // the head: its lines fed one by one until they name the first prompt (the last thing the head gives: id,
-      // folder and start come before it), read on in growing steps while they do not, up to the bound
+      // folder and start come before it), read on while they do not, up to the bound; a small file is read in
+      // one call, and its tail is then taken from the same bytes (each read is a system call, and on a first run
+      // they are most of the cost)
+      const enough = () => cap.facts([fold.state()], [file]).first_message !== null;
       let headEnd = 0;
       let got = 0;
-      for (let want = Math.min(first, size); got < want; want = Math.min(want * 4, size, max)) {
+      for (
+        let want = Math.min(size <= whole ? size : first, size);
+        got < want;
+        want = Math.min(want * 4, size, max)
+      ) {
         const buf = bufferOf(want);
         const n = readAt(handle, buf.subarray(got, want), got);
         bytesRead += n;
         got += n;
-        const fed = feedUntil(
-          fold,
-          buf,
-          headEnd,
-          got,
-          () => cap.facts([fold.state()], [file]).first_message !== null,
-        );
+        const fed = feedUntil(fold, buf, headEnd, got, enough);
         if (fed < 0) {
           headEnd = -fed - 1;
           break;
@@ -184,28 +191,28 @@ export function listTranscript(
         headEnd = fed;
         if (n === 0 || want >= Math.min(size, max)) break;
       }
-      // the tail, with a fold of its own: from a line start after the head, grown until its lines name a model
-      // (the newest answer's) or the window reaches the bound
-      const tailMax = Math.max(options.tailMax ?? TAIL_MAX, first);
-      for (
-        let want = Math.min(first, size - headEnd);
-        want > 0;
-        want = Math.min(want * 4, size - headEnd, tailMax)
-      ) {
+      // the tail, with a fold of its own: the last `tailMax` bytes from a line start after the head (from the
+      // bytes read already when the head read them all)
+      const want = Math.min(tailMax, size - headEnd);
+      if (want > 0) {
         const from = size - want;
-        const buf = bufferOf(want);
-        const n = readAt(handle, buf.subarray(0, want), from);
-        bytesRead += n;
-        // a window that does not start where the head ended starts mid-line: its first line is not whole
-        const start = from === headEnd ? 0 : buf.subarray(0, n).indexOf(NL) + 1;
-        if (start > 0 || from === headEnd) {
-          const fold = cap.fold(file, null);
-          if (feed(fold, buf, start, n) > start) {
-            tail = cap.facts([fold.state()], [file]);
-            if (tail.model !== null) break;
-          }
+        let buf: Uint8Array;
+        let at: number;
+        if (got >= size) {
+          buf = shared;
+          at = from;
+        } else {
+          buf = bufferOf(got + want).subarray(got);
+          at = 0;
+          bytesRead += readAt(handle, buf.subarray(0, want), from);
         }
-        if (want >= Math.min(size - headEnd, tailMax)) break;
+        const end = at + want;
+        // a window that does not start where the head ended starts mid-line: its first line is not whole
+        const start = from === headEnd ? at : buf.subarray(at, end).indexOf(NL) + 1 + at;
+        if (start > at || from === headEnd) {
+          const tailFold = cap.fold(file, null);
+          if (feed(tailFold, buf, start, end) > start) tail = cap.facts([tailFold.state()], [file]);
+        }
       }
     }
   } catch (err) {

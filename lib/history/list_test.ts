@@ -3,6 +3,8 @@ import { asmIdOf, type SessionView, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
 import { CLAUDE_BEFORE_CLEAR, CODEX, type ImportWorld, importWorld, placeFixtures } from "./_test_utils.ts";
 import type { TranscriptIo } from "../derive/mod.ts";
+import { LIST_FIRST_FILES } from "./import.ts";
+import { progressLine } from "./progress.ts";
 
 const AT = Date.parse("2026-12-02T12:00:00.000Z");
 
@@ -160,4 +162,46 @@ Deno.test("phase one in the read workers, with phase two's reads queued behind i
   await here.run({ list: true, workers: 0, now: () => AT });
   assert.deepEqual(untimed(workers), untimed(here));
   assert.deepEqual(workers.logged, []);
+});
+
+Deno.test("a first run lists first from LIST_FIRST_FILES new files on, saying how many it listed; fewer are read whole at once", async () => {
+  await using w = importWorld();
+  const sid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+  const line = (i: number) =>
+    JSON.stringify({
+      type: "user",
+      message: { role: "user", content: `prompt ${i}` },
+      promptSource: "typed",
+      timestamp: "2026-11-30T10:00:00.000Z",
+      cwd: "/work/p",
+      sessionId: sid(i),
+      entrypoint: "cli",
+    }) + "\n";
+  for (let i = 0; i < LIST_FIRST_FILES - 1; i++) w.write(`.claude/projects/-work-p/${sid(i)}.jsonl`, line(i));
+  const few = await w.run({ now: () => AT });
+  assert.equal(few.list_ms, null, "one file fewer than the bound: no phase one");
+  assert.equal(few.files_read, LIST_FIRST_FILES - 1);
+
+  await using many = importWorld();
+  for (let i = 0; i < LIST_FIRST_FILES; i++) many.write(`.claude/projects/-work-p/${sid(i)}.jsonl`, line(i));
+  const phases: string[] = [];
+  const lines: string[] = [];
+  const report = await many.run({
+    now: () => AT,
+    onProgress: (p) => {
+      if (phases.at(-1) !== p.phase) phases.push(p.phase);
+      if (p.phase === "list") lines.push(progressLine(p));
+    },
+  });
+  assert.equal(report.files_listed, LIST_FIRST_FILES);
+  assert.notEqual(report.list_ms, null);
+  assert.deepEqual(phases.filter((p) => p !== "walk"), ["read", "list", "read", "done"]);
+  assert.equal(
+    lines.at(-1),
+    `import: listing ${LIST_FIRST_FILES}/${LIST_FIRST_FILES} transcripts from their two ends`,
+  );
+  assert.equal(
+    many.ledger.query("SELECT COUNT(*) AS n FROM sessions WHERE derive_state IS NULL")[0].n,
+    LIST_FIRST_FILES,
+  );
 });

@@ -41,7 +41,9 @@ export function progressOf(
 /** The progress line a person reads. */
 export function progressLine(p: ImportProgress): string {
   if (p.phase === "walk") return "import: looking for transcripts ...";
-  if (p.phase === "list") return `import: listing ${p.files_total} transcripts from their ends ...`;
+  if (p.phase === "list") {
+    return `import: listing ${p.files_done}/${p.files_total} transcripts from their two ends`;
+  }
   const mb = (n: number) => (n / MB).toFixed(1);
   const rate = p.rate_mb_s === null ? "-- MB/s" : `${p.rate_mb_s.toFixed(1)} MB/s`;
   const eta = p.phase === "done"

@@ -27,3 +27,11 @@ Deno.test("before any byte is read the rate and the time left are unknown, not z
   );
   assert.match(progressLine(done), /done in 1\.5 s$/);
 });
+
+Deno.test("phase one says how many transcripts it listed of how many", () => {
+  const p = progressOf(
+    { phase: "list", files_total: 5000, files_done: 1250, bytes_total: 0, bytes_done: 0 },
+    300,
+  );
+  assert.equal(progressLine(p), "import: listing 1250/5000 transcripts from their two ends");
+});
