@@ -248,43 +248,44 @@ WHERE import_state.listed = 1`;
 /**
  * Writes what phase one listed, in ONE transaction: the rows (marked `listed`, never over a derived row) and the
  * files (on record as listed, so a second start does not list them again and the full pass still reads them).
+ * Returns the rows written (a derived row it left alone is not one).
  */
 export function writeListed(
   ledger: Ledger,
   batch: { sessions: ListedSession[]; files: ListedFile[]; now: string },
-): WriteReport {
+): { rows: number } {
   return ledger[DB].write((db) => {
-    const exists = db.prepare("SELECT 1 FROM sessions WHERE asm_id = ?");
     const upsert = db.prepare(UPSERT_LISTED);
-    const report: WriteReport = { inserted: 0, updated: 0 };
+    let rows = 0;
     for (const s of batch.sessions) {
-      if (exists.get(s.asm_id) !== undefined) report.updated++;
-      else report.inserted++;
-      upsert.run(
-        s.asm_id,
-        s.agent,
-        s.agent_session_id,
-        s.name,
-        s.cwd,
-        s.transcript_path,
-        s.source,
-        s.thread_source,
-        s.harness ? 1 : 0,
-        s.started_at,
-        s.last_seen,
-        s.first_message,
-        s.title,
-        s.summary,
-        s.model,
-        s.context_tokens,
-        s.context_window,
-        s.agent_version,
-        s.parent_asm_id,
+      // positional, and no read before each write: a first run writes thousands of these while its reads wait
+      rows += Number(
+        upsert.run(
+          s.asm_id,
+          s.agent,
+          s.agent_session_id,
+          s.name,
+          s.cwd,
+          s.transcript_path,
+          s.source,
+          s.thread_source,
+          s.harness ? 1 : 0,
+          s.started_at,
+          s.last_seen,
+          s.first_message,
+          s.title,
+          s.summary,
+          s.model,
+          s.context_tokens,
+          s.context_window,
+          s.agent_version,
+          s.parent_asm_id,
+        ).changes,
       );
     }
     const file = db.prepare(INSERT_LISTED_FILE);
     for (const f of batch.files) file.run(f.path, f.agent, f.size, f.mtime, f.asm_id, f.ino, batch.now);
-    return report;
+    return { rows };
   });
 }
 

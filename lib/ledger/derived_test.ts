@@ -261,7 +261,7 @@ Deno.test("phase one's rows never write over a derived row, and the full pass cl
       files: [listedFile("a"), listedFile("b")],
       now: NOW,
     });
-    assert.deepEqual(written, { inserted: 1, updated: 1 });
+    assert.deepEqual(written, { rows: 1 }, "only the row not derived yet is written");
     assert.deepEqual(
       ledger.query("SELECT * FROM sessions WHERE asm_id = ?", asmIdOf("claude", "a"))[0],
       before,
