@@ -24,7 +24,7 @@ export interface ImportStatusFacts {
 export interface ImportBarView {
   /** how much is done, 0 to 1 (by bytes; by files when there are no bytes to count) */
   share: number;
-  /** "Reading transcripts whole: 12/64 files, 0.3/1.2 MB, time left 40 s" */
+  /** "Reading transcripts whole: 12/64 files, 0.3/1.2 MB, time left 40 s" (phase one: files only) */
   text: string;
 }
 
@@ -37,13 +37,11 @@ export function importBarView(status: ImportStatusFacts | null): ImportBarView |
   if ((p.phase !== "list" && p.phase !== "read") || p.files_total === 0) return null;
   const share = p.bytes_total > 0 ? p.bytes_done / p.bytes_total : p.files_done / p.files_total;
   const mb = (n: number) => (n / MB).toFixed(1);
-  const what = p.phase === "list"
-    ? "Listing sessions from their transcripts' ends"
-    : "Reading transcripts whole";
-  return {
-    share: Math.min(1, Math.max(0, share)),
-    text: `${what}: ${p.files_done}/${p.files_total} files, ${mb(p.bytes_done)}/${
+  // phase one reads a few KiB of each file, so files are its measure; its bytes and rate would say nothing
+  const text = p.phase === "list"
+    ? `Listing sessions from their transcripts' ends: ${p.files_done}/${p.files_total} files`
+    : `Reading transcripts whole: ${p.files_done}/${p.files_total} files, ${mb(p.bytes_done)}/${
       mb(p.bytes_total)
-    } MB, time left ${timeLeftText(p.eta_s)}`,
-  };
+    } MB, time left ${timeLeftText(p.eta_s)}`;
+  return { share: Math.min(1, Math.max(0, share)), text };
 }
