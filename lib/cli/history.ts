@@ -19,7 +19,7 @@ import {
 } from "../history/mod.ts";
 import { harnessRoots } from "../config/paths.ts";
 import { shortIds } from "./session_ref.ts";
-import type { Log } from "../lang/mod.ts";
+import { type Log, plainLine } from "../lang/mod.ts";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -153,8 +153,11 @@ function sessionText(s: SessionView, id: string): string {
   const reading = s.still_being_read ? " [still being read]" : "";
   const turns = s.deriving ? "deriving".padStart(10) : `${String(s.turns ?? "-").padStart(4)} turns`;
   const project = s.deriving ? "deriving" : s.project ?? "-";
-  return `${id}  ${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${status.padEnd(7)} ` +
-    `${turns}  ${project}  ${s.title ?? "(untitled)"}${hidden}${unsure}${reading}`;
+  // a title, a project or a reason came from a transcript: one line, no escape sequence reaches the terminal
+  return plainLine(
+    `${id}  ${s.last_seen ?? "-".padEnd(24)}  ${s.agent.padEnd(7)} ${status.padEnd(7)} ` +
+      `${turns}  ${project}  ${s.title ?? "(untitled)"}${hidden}${unsure}${reading}`,
+  );
 }
 
 /**

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServer } from "../server/mod.ts";
 import { sessionViews } from "../ledger/mod.ts";
-import { fixture } from "../history/_test_utils.ts";
+import { claudePromptLine, fixture, importWorld } from "../history/_test_utils.ts";
+import { sessionsCli } from "./history.ts";
 import { ROUTES } from "../../routes/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -114,4 +115,26 @@ Deno.test("./asm import while a server runs asks that server to import and follo
     await server.close();
     Deno.removeSync(root, { recursive: true });
   }
+});
+
+Deno.test("./asm sessions prints a transcript's escape sequences and line breaks as harmless text, one line a session", async () => {
+  await using w = importWorld();
+  const sid = "22222222-3333-4444-8555-666666666666";
+  w.write(
+    `.claude/projects/-work-p/${sid}.jsonl`,
+    claudePromptLine({
+      sessionId: sid,
+      text: "fix it\u001b[2J\u001b]0;owned\u0007\nsecond line\rover",
+      ts: "2026-11-30T10:00:00.000Z",
+      cwd: "/work/p",
+    }) + "\n",
+  );
+  await w.run();
+  // (the world's ledger stays open: read-only readers share a ledger with its writer)
+  const lines: string[] = [];
+  assert.equal(sessionsCli({ asmHome: w.asmHome, all: true, out: { line: (t) => lines.push(t) } }), 0);
+  assert.equal(lines.length, 1, JSON.stringify(lines));
+  // deno-lint-ignore no-control-regex
+  assert.doesNotMatch(lines[0], /[\u0000-\u001f\u007f-\u009f]/);
+  assert.match(lines[0], /fix it\ufffd\[2J\ufffd\]0;owned\ufffd second line over/);
 });

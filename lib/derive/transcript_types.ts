@@ -62,7 +62,6 @@ export interface TranscriptStat {
 export interface TranscriptOpenOptions {
   within?: readonly string[];
   withinResolved?: boolean;
-  walked?: boolean;
 }
 
 /** An open file: positional reads. */
@@ -84,9 +83,7 @@ export interface TranscriptIo {
   /**
    * Throws Deno.errors.* when the file cannot be opened, and refuses (throws) a file whose real path is outside
    * `within` (the agent's own transcript folders) when it is given (`withinResolved`: they are real paths
-   * already). `walked`: the path came from the walk of the agent's own folder, which follows no link, so the
-   * checks that guard a path from outside (a regular file? inside `within`?) are skipped; the open still refuses
-   * a link and never blocks.
+   * already, resolved once by a caller opening many files).
    */
   open(path: string, options?: TranscriptOpenOptions): TranscriptHandle;
   /** A small side file as text (at most `maxBytes`), null when it does not exist. */

@@ -8,6 +8,7 @@
  */
 import { type HealthModel, type HealthRow, healthRows } from "../server/health.ts";
 import type { TrustReport } from "../agents/mod.ts";
+import { plainText } from "../lang/mod.ts";
 
 /** How much a finding matters: only "broken" makes `asm doctor` exit non-zero. */
 export type Severity = "broken" | "warning" | "ok" | "note";
@@ -163,12 +164,6 @@ const LAYER_FIX: Record<HealthRow["part"], string> = {
   ledger: "do what the sentence says, then `asm restart`",
   board: "mend the board as the sentence says; the sweep tries again by itself",
 };
-
-/** A text from outside as a terminal may print it: control characters (escape sequences) shown as U+FFFD. */
-export function plainText(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "\ufffd");
-}
 
 /** A path or word as one shell word, quoted when it holds anything but plain characters (a fix is pasted). */
 function shellWord(word: string): string {

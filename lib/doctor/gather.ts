@@ -30,7 +30,7 @@ import type {
   ServerFacts,
   UnitFacts,
 } from "./findings.ts";
-import { plainText } from "./findings.ts";
+import { plainText } from "../lang/mod.ts";
 
 /** How the server's health is had: the CLI asks the running server; the server reads its own. */
 export type HealthSource = (server: { pid: number; port: number | null }) => Promise<

@@ -10,7 +10,6 @@ export {
   NODE_FILES,
   type OpenOptions,
   openRegularSync,
-  openWalkedSync,
   pathExists,
   readFullySync,
   type ReadHandle,

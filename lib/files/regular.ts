@@ -170,20 +170,6 @@ export function openRegularSync(path: string, options?: OpenOptions): RegularFil
   }
 }
 
-/**
- * Opens a file a walk of its folder found (`readDir` said it is a file, so no link led there) for positional
- * reads: its descriptor. The open itself still refuses a link and never blocks; what it skips is what guards a
- * path from outside (the fstat that proves a regular file, the real-path check), each a system call per file
- * when a first run opens thousands. Close it with `closeSync(fd)`.
- */
-export function openWalkedSync(path: string): number {
-  try {
-    return openSync(path, FLAGS);
-  } catch (err) {
-    throw translate(err, path);
-  }
-}
-
 /** A file open for positional reads, synchronously (a transcript handle is one). */
 export interface SyncReader {
   /** Reads into `into` from `position`; the bytes read (0 at the end). */

@@ -19,7 +19,7 @@ import {
   type TranscriptIo,
   yieldToLoop,
 } from "../derive/mod.ts";
-import { foldStateOf, isoAt, knownFiles, type Ledger } from "../ledger/mod.ts";
+import { foldStateOf, isoAt, knownFiles, type Ledger, settleListed } from "../ledger/mod.ts";
 import { writeBatch } from "./batch.ts";
 import { denoIo } from "./io.ts";
 import { planReads } from "./plan.ts";
@@ -140,8 +140,11 @@ class ImportRun {
   readonly totals = { files: 0, bytes: 0 };
   filesDone = 0;
   bytesDone = 0;
+  /** the walk met a folder it could not read (its files may only seem gone) */
+  walkFailed = false;
   /** phase one's files, while it lists them */
   listing: { done: number; total: number } | null = null;
+  #stores = new Map<string, string[]>();
   #lastProgress = 0;
 
   constructor(readonly options: ImportOptions, readonly workers: { pool: ReadPool | null }) {
@@ -168,8 +171,27 @@ class ImportRun {
     };
   }
 
-  /** Bad input: one log line, counted. */
+  /**
+   * An agent's own transcript folders as real paths, resolved once per import (each read then checks only its
+   * own file's real path against them): a file a linked folder leads elsewhere is refused, in both phases.
+   */
+  storesOf(agent: string, readers: Readers): string[] {
+    let list = this.#stores.get(agent);
+    if (list === undefined) {
+      this.#stores.set(agent, list = realFolders(readers.get(agent)!.cap.stores(this.options.env)));
+    }
+    return list;
+  }
+
+  #logged = new Set<string>();
+
+  /** Bad input: one log line, counted; the same line once in an import (both phases may meet a bad file). */
   problem = (line: LogLine): void => {
+    const key = typeof line.path === "string" ? `${line.what}\0${line.path}\0${String(line.error)}` : null;
+    if (key !== null) {
+      if (this.#logged.has(key)) return;
+      this.#logged.add(key);
+    }
     this.report.problems++;
     this.options.log(line);
   };
@@ -228,8 +250,24 @@ async function runImport(options: ImportOptions, workers: { pool: ReadPool | nul
   // phase one's reads go to the workers first; phase two's queue behind them, so the workers never wait for the
   // list's writes, and the list's rows are written before any derived row
   const listing = listFirst(run, reads, readers);
+  // handled from here on: a list write that fails (a full disk, a locked ledger) before phase two awaits it would
+  // otherwise end a server as an unhandled rejection; phase two's first write, or its end, rethrows it
+  listing.catch(() => {});
   await readAndWrite(run, reads, { files, readers, known }, listing);
+  settle(run, files, known);
   return run.finish();
+}
+
+/**
+ * After a whole walk that met no unreadable folder and ran to its end: listed files gone from disk are forgotten,
+ * and rows with no listed file left stop saying "deriving".
+ */
+function settle(run: ImportRun, files: TranscriptFile[], known: ReturnType<typeof knownFiles>): void {
+  const { options, report } = run;
+  if (options.only !== undefined || report.stopped || run.walkFailed) return;
+  const seen = new Set(files.map((f) => f.path));
+  const gone = [...known.values()].filter((k) => k.listed && !seen.has(k.path)).map((k) => k.path);
+  settleListed(options.ledger, gone);
 }
 
 /** The walk: every agent's files (or, for the refresh, the named ones). A store that fails is one problem. */
@@ -248,11 +286,14 @@ function walkStores(run: ImportRun): { files: TranscriptFile[]; readers: Readers
         : r.cap.discover(
           options.env,
           io,
-          (path, why) =>
-            run.problem({ what: "transcript folder unreadable", agent: r.agent.name, path, error: why }),
+          (path, why) => {
+            run.walkFailed = true;
+            run.problem({ what: "transcript folder unreadable", agent: r.agent.name, path, error: why });
+          },
         );
       for (const f of found) files.push({ ...f, agent: r.agent.name });
     } catch (err) {
+      run.walkFailed = true;
       run.problem({ what: "transcript walk failed", agent: r.agent.name, error: errorText(err) });
     }
   }
@@ -304,6 +345,7 @@ async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers)
     io: run.io,
     harnessRoots: options.harnessRoots,
     pool: run.workers.pool,
+    within: (agent) => run.storesOf(agent, readers),
     problem: run.problem,
     now: run.now,
   });
@@ -350,15 +392,7 @@ async function readAndWrite(
     }
     writeBatch(batch);
   };
-  const stores = new Map<string, string[]>();
-  const storesOf = (agent: string): string[] => {
-    let list = stores.get(agent);
-    // resolved once here: each read then checks its own real path only
-    if (list === undefined) {
-      stores.set(agent, list = realFolders(walked.readers.get(agent)!.cap.stores(options.env)));
-    }
-    return list;
-  };
+  const storesOf = (agent: string) => run.storesOf(agent, walked.readers);
   const jobOf = (read: PlannedRead): ReadJob => {
     const agent = walked.readers.get(read.file.agent)!.agent;
     return {

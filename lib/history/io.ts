@@ -11,7 +11,7 @@ import type {
   TranscriptStat,
 } from "../derive/mod.ts";
 import { readSync } from "node:fs";
-import { closeSync, openRegularSync, openWalkedSync, readFullySync } from "../files/mod.ts";
+import { closeSync, openRegularSync, readFullySync } from "../files/mod.ts";
 
 function missing(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
@@ -46,10 +46,10 @@ export const denoIo: TranscriptIo = {
     }
   },
   open(path: string, options?: TranscriptOpenOptions): TranscriptHandle {
-    // a transcript path may have come from a hook event: a regular file only, never a link, never blocking, and
-    // (when the caller knows the agent's folders) never one a linked folder leads elsewhere; a path the walk of
-    // the agent's own folder found is only opened so (no link, never blocking)
-    const fd = options?.walked ? openWalkedSync(path) : openRegularSync(path, options).fd;
+    // a transcript path may have come from a hook event, and a walk reads folders a link may have replaced: a
+    // regular file only, never a link, never blocking, and (when the caller knows the agent's folders) never one
+    // a linked folder leads elsewhere
+    const fd = openRegularSync(path, options).fd;
     return {
       read: (into: Uint8Array, position: number): number => readSync(fd, into, 0, into.length, position),
       close: () => closeSync(fd),

@@ -43,6 +43,8 @@ export interface ListOptions {
   harnessRoots: readonly string[];
   /** the read workers (null: read here) */
   pool: ReadPool | null;
+  /** each agent's own transcript folders, as real paths (a file elsewhere is refused, whatever led to it) */
+  within: (agent: string) => readonly string[];
   problem: Log;
   now: Clock;
   /** after each bundle of files read: how many were read so far */
@@ -99,13 +101,22 @@ export async function listFiles(files: TranscriptFile[], options: ListOptions): 
     for (const bundle of bundles) {
       take(
         bundle,
-        bundle.map((file) => listTranscript(file, options.readers.get(file.agent)!.cap, options.io)),
+        bundle.map((file) =>
+          listTranscript(file, options.readers.get(file.agent)!.cap, options.io, {
+            within: options.within(file.agent),
+            withinResolved: true,
+          })
+        ),
       );
     }
   } else {
     await Promise.all(
       bundles.map((bundle) =>
-        pool.list(bundle.map((file) => ({ file, adapter: options.readers.get(file.agent)!.agent.adapter })))
+        pool.list(bundle.map((file) => ({
+          file,
+          adapter: options.readers.get(file.agent)!.agent.adapter,
+          within: options.within(file.agent),
+        })))
           .then((done) => take(bundle, done))
       ),
     );

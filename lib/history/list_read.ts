@@ -127,7 +127,7 @@ export function listTranscript(
   file: TranscriptFile,
   cap: TranscriptCapability,
   io: TranscriptIo,
-  options: ListWindows & { within?: readonly string[] } = {},
+  options: ListWindows & { within?: readonly string[]; withinResolved?: boolean } = {},
 ): ListDone {
   const first = options.first ?? FIRST;
   const max = Math.max(options.max ?? MAX, first);
@@ -138,8 +138,9 @@ export function listTranscript(
   let bytesRead = 0;
   let handle: TranscriptHandle;
   try {
-    // phase one reads only what the walk of the agent's own folder found
-    handle = io.open(file.path, options.within ? { within: options.within } : { walked: true });
+    // a folder of the store may be a link to elsewhere (the walk reads folders through links) or become one
+    // after the walk: the file is read only when its real path lies in the agent's own folders
+    handle = io.open(file.path, { within: options.within, withinResolved: options.withinResolved });
   } catch (err) {
     return {
       data: null,

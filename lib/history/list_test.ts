@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { asmIdOf, type SessionView, sessionViews } from "../ledger/mod.ts";
 import { denoIo } from "./io.ts";
-import { CLAUDE_BEFORE_CLEAR, CODEX, type ImportWorld, importWorld, placeFixtures } from "./_test_utils.ts";
+import {
+  CLAUDE_BEFORE_CLEAR,
+  claudePromptLine,
+  CODEX,
+  type ImportWorld,
+  importWorld,
+  placeFixtures,
+} from "./_test_utils.ts";
 import type { TranscriptIo } from "../derive/mod.ts";
 import { LIST_FIRST_FILES } from "./import.ts";
 import { progressLine } from "./progress.ts";
@@ -204,4 +211,77 @@ Deno.test("a first run lists first from LIST_FIRST_FILES new files on, saying ho
     many.ledger.query("SELECT COUNT(*) AS n FROM sessions WHERE derive_state IS NULL")[0].n,
     LIST_FIRST_FILES,
   );
+});
+
+Deno.test("a list write that fails (writes held, as for a full disk) rejects the import once, never as an unhandled rejection", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  w.ledger.holdWrites("the disk is full");
+  // with read workers the list's reads come back while phase two still reads: its failed write must be handled
+  await assert.rejects(() => w.run({ list: true, workers: 2, now: () => AT }), /the disk is full/);
+  // let any stray rejection surface before the test ends (Deno fails a test on one)
+  await new Promise((r) => setTimeout(r, 50));
+  w.ledger.holdWrites(null);
+  assert.equal(w.ledger.query("SELECT COUNT(*) AS n FROM sessions")[0].n, 0);
+});
+
+Deno.test("phase one reads nothing a linked folder leads to outside the agent's store, in this thread or in workers", async () => {
+  for (const workers of [0, 2]) {
+    await using w = importWorld();
+    placeFixtures(w);
+    const parent = "11111111-aaaa-4bbb-8ccc-000000000001";
+    const outside = `${w.root}/outside`;
+    Deno.mkdirSync(outside);
+    Deno.writeTextFileSync(
+      `${outside}/agent-secret.jsonl`,
+      claudePromptLine({
+        sessionId: parent,
+        text: "SECRET OUTSIDE THE STORE",
+        ts: "2026-11-30T10:00:00.000Z",
+      }) +
+        "\n",
+    );
+    // a session's sub-agent folder that is a link: the walk reads it through the link (readDir follows a link it
+    // is given), so only the open's real-path check keeps the file out
+    Deno.mkdirSync(`${w.home}/.claude/projects/-tmp-linked/${parent}`, { recursive: true });
+    Deno.symlinkSync(outside, `${w.home}/.claude/projects/-tmp-linked/${parent}/subagents`);
+    const report = await w.run({ list: true, workers, now: () => AT });
+    assert.equal(report.files_seen, 16, "the walk found it");
+    assert.equal(report.files_listed, 15, `workers ${workers}`);
+    const secretId = asmIdOf("claude", `${parent}/agent-secret`);
+    assert.equal(w.ledger.query("SELECT COUNT(*) AS n FROM sessions WHERE asm_id = ?", secretId)[0].n, 0);
+    assert.equal(
+      w.ledger.query(
+        "SELECT COUNT(*) AS n FROM sessions WHERE title LIKE '%SECRET%' OR first_message LIKE '%SECRET%'",
+      )[0]
+        .n,
+      0,
+    );
+    // one line for it in the whole import, though both phases met it
+    const lines = w.logged.filter((l) => String(l.path).endsWith("agent-secret.jsonl"));
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    assert.match(String(lines[0].error), /leads outside/);
+  }
+});
+
+Deno.test("a listed file deleted or emptied before phase two leaves no row deriving forever", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  await w.run({ list: true, now: () => AT, shouldStop: () => filesOnRecord(w).listed.length > 0 });
+  const deleted = `${w.home}/.codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-${CODEX.tui}.jsonl`;
+  const emptied = `${w.home}/.claude/projects/-tmp-cc-proj-5/${CLAUDE_BEFORE_CLEAR}.jsonl`;
+  Deno.removeSync(deleted);
+  Deno.writeTextFileSync(emptied, "");
+  await w.run({ now: () => AT });
+  assert.deepEqual(filesOnRecord(w).listed, [], "no file is left listed");
+  assert.equal(w.ledger.query("SELECT COUNT(*) AS n FROM import_state WHERE path = ?", deleted)[0].n, 0);
+  const rows = byId(sessionViews(w.ledger, { all: true }));
+  for (const id of [asmIdOf("codex", CODEX.tui), asmIdOf("claude", CLAUDE_BEFORE_CLEAR)]) {
+    assert.equal(rows.get(id)?.deriving, false, `${id} is not deriving`);
+    assert.equal(rows.get(id)?.still_being_read, false, `${id} is not still being read`);
+  }
+  // nothing more to settle: the next import writes nothing
+  const before = w.ledger.version();
+  await w.run({ now: () => AT });
+  assert.equal(w.ledger.version(), before);
 });

@@ -22,6 +22,8 @@ export interface WireJob extends ReadInput {
 export interface WireListJob {
   file: TranscriptFile;
   adapter: string;
+  /** the agent's own transcript folders, as real paths: the file is read only when it lies in one */
+  within: readonly string[];
 }
 
 /** Jobs as the pool sends them: several per message (a message costs more than reading a small file). */
@@ -53,7 +55,10 @@ async function readOne(job: WireJob): Promise<WireDone> {
 
 function listOne(job: WireListJob): ListDone {
   try {
-    return listTranscript(job.file, transcriptReader(job.adapter), denoIo);
+    return listTranscript(job.file, transcriptReader(job.adapter), denoIo, {
+      within: job.within,
+      withinResolved: true,
+    });
   } catch (err) {
     return {
       data: null,

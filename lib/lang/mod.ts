@@ -6,4 +6,5 @@
  * @module
  */
 export { errorText, isRecord } from "./unknown.ts";
+export { plainLine, plainText } from "./terminal.ts";
 export type { Clock, Log, LogLine } from "./seams.ts";

@@ -144,9 +144,14 @@ ON CONFLICT (asm_id) DO UPDATE SET
   name = CASE WHEN sessions.name IS NULL OR sessions.name = sessions.imported_name THEN excluded.name
     ELSE sessions.name END,
   imported_name = excluded.imported_name,
-  harness = CASE WHEN sessions.cwd IS NULL THEN excluded.harness ELSE sessions.harness END,
-  cwd = COALESCE(sessions.cwd, excluded.cwd),
-  transcript_path = COALESCE(sessions.transcript_path, excluded.transcript_path),
+  harness = CASE WHEN sessions.cwd IS NULL OR sessions.derive_state = 'listed' THEN excluded.harness
+    ELSE sessions.harness END,
+  -- what only phase one said (two ends of the file, perhaps before it changed) gives way to the whole file
+  cwd = CASE WHEN sessions.derive_state = 'listed' THEN COALESCE(excluded.cwd, sessions.cwd)
+    ELSE COALESCE(sessions.cwd, excluded.cwd) END,
+  transcript_path = CASE WHEN sessions.derive_state = 'listed'
+    THEN COALESCE(excluded.transcript_path, sessions.transcript_path)
+    ELSE COALESCE(sessions.transcript_path, excluded.transcript_path) END,
   source = excluded.source,
   thread_source = COALESCE(excluded.thread_source, sessions.thread_source),
   started_at = CASE WHEN sessions.started_at IS NULL
@@ -363,6 +368,29 @@ export function writeDerived(
       );
     }
     return report;
+  });
+}
+
+/**
+ * After a full import: the records of listed files the walk no longer found are forgotten (a file that comes back
+ * is new again), and a row whose files are none of them listed any more stops saying "deriving" (its file was
+ * read whole and said nothing, or is gone). Writes nothing when there is nothing to settle. Returns the rows
+ * settled.
+ */
+export function settleListed(ledger: Ledger, gone: readonly string[]): number {
+  const { db } = ledger[DB];
+  const waiting =
+    db.prepare("SELECT 1 FROM sessions WHERE derive_state = 'listed' LIMIT 1").get() !== undefined;
+  if (!waiting && gone.length === 0) return 0;
+  return ledger[DB].write((w) => {
+    const forget = w.prepare("DELETE FROM import_state WHERE path = ? AND listed = 1");
+    for (const path of gone) forget.run(path);
+    return Number(
+      w.prepare(
+        `UPDATE sessions SET derive_state = NULL WHERE derive_state = 'listed'
+           AND NOT EXISTS (SELECT 1 FROM import_state i WHERE i.asm_id = sessions.asm_id AND i.listed = 1)`,
+      ).run().changes,
+    );
   });
 }
 

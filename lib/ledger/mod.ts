@@ -37,6 +37,7 @@ export {
   refreshCandidates,
   type SessionView,
   sessionViews,
+  settleListed,
   stillBeingReadCount,
   writeDerived,
   writeListed,
