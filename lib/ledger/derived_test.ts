@@ -278,6 +278,11 @@ Deno.test("phase one's rows never write over a derived row, and the full pass cl
     });
     assert.equal(b().derive_state, null);
     assert.equal(typeof b().turns, "number");
+    // what only phase one said gives way to the whole file (its ends may have been read before the file changed)
+    assert.equal(
+      ledger.query("SELECT cwd FROM sessions WHERE asm_id = ?", asmIdOf("claude", "b"))[0].cwd,
+      "/w/app",
+    );
     assert.equal(knownFiles(ledger).get("/h/b.jsonl")!.listed, false);
   } finally {
     ledger.close();
