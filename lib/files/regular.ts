@@ -63,16 +63,9 @@ function realPathOf(fd: number, path: string): string {
 
 /** True when `path` is one of `folders` or lies inside one (each folder resolved to its real path first). */
 export function insideAny(path: string, folders: readonly string[], resolved = false): boolean {
-  for (const folder of folders) {
-    let real: string;
-    try {
-      real = resolved ? folder : Deno.realPathSync(folder);
-    } catch {
-      continue; // a folder that does not exist holds nothing
-    }
-    if (path === real || path.startsWith(real.endsWith("/") ? real : `${real}/`)) return true;
-  }
-  return false;
+  return (resolved ? folders : realFolders(folders)).some((real) =>
+    path === real || path.startsWith(real.endsWith("/") ? real : `${real}/`)
+  );
 }
 
 /** The real paths of `folders` (for {@link OpenOptions.withinResolved}); a folder that does not exist is left out. */

@@ -125,8 +125,14 @@ function savedOthers(
   return out;
 }
 
-/** Lets each agent add what lives outside its transcripts (titles, links), all its sessions of the batch at once. */
-function enrichSessions(folded: FoldedSession[], options: BatchOptions): void {
+/**
+ * Lets each agent add what lives outside its transcripts (titles, links), all its sessions of the batch at once
+ * (the full pass's batches and phase one's bundles alike). A failing agent costs one log line.
+ */
+export function enrichSessions(
+  folded: readonly Pick<FoldedSession, "input" | "agent" | "cap">[],
+  options: Pick<BatchOptions, "env" | "io" | "problem">,
+): void {
   const perAgent = new Map<
     string,
     { cap: TranscriptCapability; agent: AgentConfig; inputs: EnrichInput[] }

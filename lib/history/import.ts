@@ -323,7 +323,7 @@ function planImport(
 }
 
 /**
- * Phase one, when asked: the new files' rows, from their two ends, before any derived row is written. With read
+ * Phase one, on a first run (or when asked): the new files' rows, from their two ends, before any derived row is written. With read
  * workers its reads are all sent at once and it resolves when their rows are written.
  */
 async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers): Promise<void> {
@@ -383,13 +383,9 @@ async function readAndWrite(
   const { options, io, report } = run;
   const pool = run.workers.pool;
   const writeBatch = batchWriter(run, walked);
-  let listed = false;
   // the list's rows first: a derived row is never written before phase one's are
   const write = async (batch: FileRead[]) => {
-    if (!listed) {
-      await listing;
-      listed = true;
-    }
+    await listing;
     writeBatch(batch);
   };
   const storesOf = (agent: string) => run.storesOf(agent, walked.readers);

@@ -27,9 +27,10 @@ import {
   underHarnessRoot,
   writeListed,
 } from "../ledger/mod.ts";
+import { enrichSessions } from "./batch.ts";
 import { type ListDone, listTranscript } from "./list_read.ts";
 import type { ReadPool } from "./read_pool.ts";
-import { type Clock, errorText, type Log } from "../lang/mod.ts";
+import type { Clock, Log } from "../lang/mod.ts";
 
 /** Which agent reads a file, by agent name. */
 export type Readers = Map<string, { agent: AgentConfig; cap: TranscriptCapability }>;
@@ -62,14 +63,13 @@ export interface ListReport {
   rows: number;
 }
 
-/** Files per message to a read worker (a message costs more than a small file's two ends). */
-const LIST_BUNDLE = 250;
 /**
- * Files whose rows are written in one transaction. Larger ones cost less in all (a commit writes every page its
- * rows touched), but each bundle's rows written as it comes back ended the list soonest (measured: 1.19 s for 250,
- * 1.30 s for 1,000, 1.50 s for all 5,000 at once, on the bench's corpus).
+ * Files per message to a read worker (a message costs more than a small file's two ends), and per write: each
+ * bundle's rows written as it comes back ended the list soonest, though larger transactions cost less in all (a
+ * commit writes every page its rows touched; measured on the bench's corpus: 1.19 s for 250 rows a transaction,
+ * 1.30 s for 1,000, 1.50 s for all 5,000 at once).
  */
-const WRITE_FILES = LIST_BUNDLE;
+const LIST_BUNDLE = 250;
 
 /**
  * Lists `files` (their two ends) and writes the rows and the files' records, a transaction per bundle of files as
@@ -82,18 +82,9 @@ export async function listFiles(files: TranscriptFile[], options: ListOptions): 
   const bundles: TranscriptFile[][] = [];
   for (let i = 0; i < sorted.length; i += LIST_BUNDLE) bundles.push(sorted.slice(i, i + LIST_BUNDLE));
   let read = 0;
-  let waiting: { files: TranscriptFile[]; done: ListDone[] } = { files: [], done: [] };
-  const flush = () => {
-    if (waiting.files.length > 0 && !options.shouldStop?.()) {
-      writeBundle(waiting.files, waiting.done, options, report);
-    }
-    waiting = { files: [], done: [] };
-  };
   const take = (bundle: TranscriptFile[], done: ListDone[]) => {
-    waiting.files.push(...bundle);
-    waiting.done.push(...done);
+    if (!options.shouldStop?.()) writeBundle(bundle, done, options, report);
     read += bundle.length;
-    if (waiting.files.length >= WRITE_FILES || read === files.length) flush();
     options.onFiles?.(read);
   };
   const pool = options.pool;
@@ -121,7 +112,6 @@ export async function listFiles(files: TranscriptFile[], options: ListOptions): 
       ),
     );
   }
-  flush();
   return report;
 }
 
@@ -179,15 +169,7 @@ function listedSessions(
   const out: ListedSession[] = [];
   for (const [agentName, { asmIds, inputs }] of perAgent) {
     const { agent, cap } = options.readers.get(agentName)!;
-    if (cap.enrich) {
-      try {
-        for (const why of cap.enrich(inputs, options.env, options.io)) {
-          options.problem({ what: "enrich", agent: agent.name, error: why });
-        }
-      } catch (err) {
-        options.problem({ what: "enrich failed", agent: agent.name, error: errorText(err) });
-      }
-    }
+    enrichSessions(inputs.map((input) => ({ input, agent, cap })), options);
     inputs.forEach(({ facts, files }, i) => {
       if (facts.session_id === null || isEmpty(facts)) return;
       out.push({

@@ -2,8 +2,9 @@
  * Phase one of a cold import, for one file: what the list needs, from a bounded read of each end. The head holds
  * the session's id, folder, start, source and (most often) its first prompt; the tail its last activity, model
  * and context. Whole lines only, fed to the agent's own fold (the same reader as the full pass: no second parser
- * to drift), head first, then the tail. A window with no complete line in it grows (a first line may carry a
- * long preamble) up to a bound; past the bound that end says nothing and waits for the full pass.
+ * to drift): the head's lines until they name the first prompt, read on in growing steps up to a bound (a first
+ * line may carry a long preamble); then the tail's, into a fold of their own. What lies past a bound says nothing
+ * here and waits for the full pass.
  * Everything it needs comes in and everything it learns goes out, so it runs the same in a read worker.
  * @module
  */
@@ -20,7 +21,7 @@ import { errorText, type LogLine } from "../lang/mod.ts";
 export interface ListWindows {
   /** bytes the head reads first (default 16 KiB) */
   first?: number;
-  /** the head grows (x4) while it holds no complete line, up to this (default 64 KiB) */
+  /** the head grows (x4) while its lines name no first prompt, up to this (default 64 KiB) */
   max?: number;
   /** the tail's bytes (default 16 KiB) */
   tailMax?: number;
@@ -76,47 +77,45 @@ function readAt(handle: TranscriptHandle, into: Uint8Array, position: number): n
   return got;
 }
 
-/** Feeds the complete lines of `buf[start, end)` to the fold; the end of the last one (start when none). */
-function feed(
-  fold: { line(b: Uint8Array, s: number, e: number): void },
-  buf: Uint8Array,
-  start: number,
-  end: number,
-) {
-  let i = start;
-  for (;;) {
-    const j = buf.indexOf(NL, i);
-    if (j < 0 || j >= end) return i;
-    let e = j;
-    if (e > i && buf[e - 1] === 13) e--;
-    if (e > i) fold.line(buf, i, e);
-    i = j + 1;
-  }
-}
-
 /**
- * Feeds the complete lines of `buf[start, end)` one by one until `enough()`. Returns the end of the last line fed
- * (where the next read goes on), as `-(end) - 1` when it was enough (the head is done).
+ * Feeds the complete lines of `buf[start, end)` to the fold one by one, until `enough()` says the fold knows
+ * what it needs. `end`: where the last line fed ends (where a further read goes on); `done`: it was enough.
  */
-function feedUntil(
+function feedLines(
   fold: { line(b: Uint8Array, s: number, e: number): void },
   buf: Uint8Array,
   start: number,
   end: number,
-  enough: () => boolean,
-): number {
+  enough: () => boolean = () => false,
+): { end: number; done: boolean } {
   let i = start;
   for (;;) {
     const j = buf.indexOf(NL, i);
-    if (j < 0 || j >= end) return i;
+    if (j < 0 || j >= end) return { end: i, done: false };
     let e = j;
     if (e > i && buf[e - 1] === 13) e--;
     if (e > i) {
       fold.line(buf, i, e);
-      if (enough()) return -(j + 1) - 1;
+      if (enough()) return { end: j + 1, done: true };
     }
     i = j + 1;
   }
+}
+
+/** The result of a list read that could not run at all (its worker failed or stopped, no such reader). */
+export function failedList(file: TranscriptFile, why: string): ListDone {
+  return {
+    data: null,
+    problems: [{ what: "transcript read failed", agent: file.agent, path: file.path, error: why }],
+  };
+}
+
+/** The result of a file that could not be opened or read: one log line. */
+function unreadable(file: TranscriptFile, err: unknown): ListDone {
+  return {
+    data: null,
+    problems: [{ what: "transcript unreadable", agent: file.agent, path: file.path, error: errorText(err) }],
+  };
 }
 
 /**
@@ -142,15 +141,7 @@ export function listTranscript(
     // after the walk: the file is read only when its real path lies in the agent's own folders
     handle = io.open(file.path, { within: options.within, withinResolved: options.withinResolved });
   } catch (err) {
-    return {
-      data: null,
-      problems: [{
-        what: "transcript unreadable",
-        agent: file.agent,
-        path: file.path,
-        error: errorText(err),
-      }],
-    };
+    return unreadable(file, err);
   }
   try {
     const size = file.size;
@@ -164,7 +155,7 @@ export function listTranscript(
       const buf = bufferOf(size);
       const n = readAt(handle, buf.subarray(0, size), 0);
       bytesRead += n;
-      const end = feed(fold, buf, 0, n);
+      const { end } = feedLines(fold, buf, 0, n);
       // the document's closing line has no newline after it
       if (end < n) fold.line(buf, end, n);
     } else {
@@ -184,13 +175,9 @@ export function listTranscript(
         const n = readAt(handle, buf.subarray(got, want), got);
         bytesRead += n;
         got += n;
-        const fed = feedUntil(fold, buf, headEnd, got, enough);
-        if (fed < 0) {
-          headEnd = -fed - 1;
-          break;
-        }
-        headEnd = fed;
-        if (n === 0 || want >= Math.min(size, max)) break;
+        const fed = feedLines(fold, buf, headEnd, got, enough);
+        headEnd = fed.end;
+        if (fed.done || n === 0 || want >= Math.min(size, max)) break;
       }
       // the tail, with a fold of its own: the last `tailMax` bytes from a line start after the head (from the
       // bytes read already when the head read them all)
@@ -212,20 +199,12 @@ export function listTranscript(
         const start = from === headEnd ? at : buf.subarray(at, end).indexOf(NL) + 1 + at;
         if (start > at || from === headEnd) {
           const tailFold = cap.fold(file, null);
-          if (feed(tailFold, buf, start, end) > start) tail = cap.facts([tailFold.state()], [file]);
+          if (feedLines(tailFold, buf, start, end).end > start) tail = cap.facts([tailFold.state()], [file]);
         }
       }
     }
   } catch (err) {
-    return {
-      data: null,
-      problems: [{
-        what: "transcript unreadable",
-        agent: file.agent,
-        path: file.path,
-        error: errorText(err),
-      }],
-    };
+    return unreadable(file, err);
   } finally {
     handle.close();
   }

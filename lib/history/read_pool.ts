@@ -7,7 +7,7 @@
  */
 import { failedRead, type ReadDone, type ReadJob } from "./read_file.ts";
 import type { WireDone, WireJob, WireListJob, WorkerAnswer, WorkerJobs } from "./read_worker.ts";
-import type { ListDone } from "./list_read.ts";
+import { failedList, type ListDone } from "./list_read.ts";
 import { errorText } from "../lang/mod.ts";
 
 /** Workers reading transcripts for one import. */
@@ -38,14 +38,6 @@ interface Slot {
   listing: Map<number, { files: WireListJob[]; resolve: (dones: ListDone[]) => void; bytes: number }>;
 }
 
-/** A list read that could not run (its worker failed or stopped). */
-function failedList(job: WireListJob, why: string): ListDone {
-  return {
-    data: null,
-    problems: [{ what: "transcript read failed", agent: job.file.agent, path: job.file.path, error: why }],
-  };
-}
-
 function bytesOf(jobs: ReadJob[]): number {
   return jobs.reduce((n, job) => n + Math.max(job.read.file.size - job.read.from, 1), 0);
 }
@@ -73,7 +65,9 @@ export function startReadPool(size: number): ReadPool {
   const settleAll = (slot: Slot, why: string) => {
     for (const { jobs, resolve } of slot.pending.values()) resolve(jobs.map((job) => failedRead(job, why)));
     slot.pending.clear();
-    for (const { files, resolve } of slot.listing.values()) resolve(files.map((job) => failedList(job, why)));
+    for (const { files, resolve } of slot.listing.values()) {
+      resolve(files.map((job) => failedList(job.file, why)));
+    }
     slot.listing.clear();
     slot.queued = 0;
   };
@@ -88,7 +82,7 @@ export function startReadPool(size: number): ReadPool {
         slot.listing.delete(answer.id);
         slot.queued -= listing.bytes;
         listing.resolve(
-          listing.files.map((job, k) => answer.listed[k] ?? failedList(job, "no answer for it")),
+          listing.files.map((job, k) => answer.listed[k] ?? failedList(job.file, "no answer for it")),
         );
         return;
       }
@@ -119,7 +113,7 @@ export function startReadPool(size: number): ReadPool {
       });
     },
     list(files: WireListJob[]): Promise<ListDone[]> {
-      if (closed) return Promise.resolve(files.map((job) => failedList(job, "the import stopped")));
+      if (closed) return Promise.resolve(files.map((job) => failedList(job.file, "the import stopped")));
       const slot = slots.reduce((a, b) => (b.queued < a.queued ? b : a));
       const id = nextId++;
       // a list read costs about the same for every file: count files, not their size

@@ -9,7 +9,7 @@
 import { transcriptReader } from "../agents/transcripts.ts";
 import { denoIo } from "./io.ts";
 import { failedRead, type FileReadData, type ReadInput, readTranscript } from "./read_file.ts";
-import { type ListDone, listTranscript } from "./list_read.ts";
+import { failedList, type ListDone, listTranscript } from "./list_read.ts";
 import type { TranscriptFile } from "../derive/mod.ts";
 import { errorText, type LogLine } from "../lang/mod.ts";
 
@@ -60,15 +60,7 @@ function listOne(job: WireListJob): ListDone {
       withinResolved: true,
     });
   } catch (err) {
-    return {
-      data: null,
-      problems: [{
-        what: "transcript read failed",
-        agent: job.file.agent,
-        path: job.file.path,
-        error: errorText(err),
-      }],
-    };
+    return failedList(job.file, errorText(err));
   }
 }
 
