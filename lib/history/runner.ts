@@ -27,6 +27,8 @@ export interface RunnerDeps {
   yieldEveryMs?: number;
   /** The reads (tests hand in failing ones). */
   io?: TranscriptIo;
+  /** A full import lists first (`ImportOptions.list`); default: on a first run, from 500 new files. */
+  list?: boolean;
   /** How far back "still being written" reaches for the refresh (default 6 hours). */
   refreshWindowMs?: number;
   now?: Clock;
@@ -151,6 +153,7 @@ export class ImportRunner {
         now,
         shouldStop: stopped,
         io: d.io,
+        list: kind === "full" ? d.list : undefined,
       });
       if (report.stopped) return null;
       if (kind === "full") {

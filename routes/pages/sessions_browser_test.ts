@@ -9,10 +9,9 @@ import {
   writeDerived,
 } from "../../lib/ledger/mod.ts";
 import { startServer } from "../../lib/server/mod.ts";
-import { loadAgents } from "../../lib/agents/mod.ts";
 import { harnessRoots } from "../../lib/config/mod.ts";
 import type { TranscriptIo } from "../../lib/derive/mod.ts";
-import { denoIo, importOnce, type ImportProgress, type ImportRunner } from "../../lib/history/mod.ts";
+import { denoIo, ImportRunner } from "../../lib/history/mod.ts";
 import { claudePromptLine } from "../../lib/history/_test_utils.ts";
 import { launchChromium, measureTable, openWithKey } from "../../verify/browser.ts";
 import { ROUTES } from "../mod.ts";
@@ -571,42 +570,30 @@ Deno.test("a first import at every width: rows listed say deriving and still bei
       Deno.writeTextFileSync(path, transcript(sid, i < 4 ? 2 : 1, 20 + i));
     });
     const busy = asmIdOf("claude", ids[0]);
-    // the server's own runner lists first only when asked (lib/history/import.ts ImportOptions.list): this stands
-    // in for it as /api/import and the page see it, running one full import that asks, with the reads held back
+    // the server's own runner, asked to list first (six files are fewer than a first run's bound), with the reads
+    // held back so the page can be looked at while it derives
     const io = heldIo(server.ledger);
-    // what the runner would keep: whether it runs, and the progress the import last gave
-    const run = { running: true, progress: null as ImportProgress | null };
-    server.context.state.imports = {
-      status: () => ({
-        running: run.running,
-        kind: run.running ? "full" : null,
-        progress: run.progress,
-        last: null,
-        last_refresh: null,
-        last_error: null,
-        runs: 0,
-      }),
-    } as unknown as ImportRunner;
-    const imported = importOnce({
+    const runner = new ImportRunner({
       ledger: server.ledger,
-      agents: loadAgents({ asmHome, env }),
-      env,
       asmHome,
-      harnessRoots: harnessRoots(asmHome),
+      env,
       log: () => {},
-      onProgress: (p) => (run.progress = p),
-      list: true,
+      harnessRoots: harnessRoots(asmHome),
       io,
+      list: true,
       yieldEveryMs: 5,
-    }).finally(() => (run.running = false));
+    });
+    server.context.state.imports = runner;
+    const imported = runner.full();
+    const phase = () => runner.status().progress?.phase;
     try {
       const listedRows = () =>
         Number(server.ledger.query("SELECT COUNT(*) AS n FROM sessions WHERE derive_state = 'listed'")[0].n);
-      for (let t = 0; t < 200 && (listedRows() < ids.length || run.progress?.phase !== "read"); t++) {
+      for (let t = 0; t < 200 && (listedRows() < ids.length || phase() !== "read"); t++) {
         await new Promise((r) => setTimeout(r, 50));
       }
       assert.equal(listedRows(), ids.length, "the first phase listed every transcript");
-      assert.equal(run.progress?.phase, "read", "the full pass is reading");
+      assert.equal(phase(), "read", "the full pass is reading");
 
       await page.setViewportSize({ width: 1920, height: 900 });
       await openWithKey(page, server, "/?poll_ms=300");
