@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { asmHome as defaultAsmHome, type Env } from "../config/paths.ts";
 import { loadAgents } from "../agents/mod.ts";
-import { Ledger, LedgerError, openReadOnly, type SessionView } from "../ledger/mod.ts";
+import { Ledger, LedgerError, LedgerUnwritableError, openReadOnly, type SessionView } from "../ledger/mod.ts";
 import { acquireWriterLock, AlreadyRunningError, currentHolder } from "../server/lock.ts";
 import { callServer, runningServer, type ServerAddress } from "../server/client.ts";
 import {
@@ -19,7 +19,7 @@ import {
 } from "../history/mod.ts";
 import { harnessRoots } from "../config/paths.ts";
 import { shortIds } from "./session_ref.ts";
-import { type Log, plainLine } from "../lang/mod.ts";
+import { errorText, type Log, plainLine } from "../lang/mod.ts";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -76,6 +76,12 @@ function logTo(home: string): Log {
   };
 }
 
+/** The ledger could not be written: it refused (its file is gone or replaced, read-only), or SQLite failed. */
+function isLedgerFailure(err: unknown): boolean {
+  return err instanceof LedgerUnwritableError || err instanceof LedgerError ||
+    (err as { code?: unknown } | null)?.code === "ERR_SQLITE_ERROR";
+}
+
 /** `./asm import`: returns the exit code. */
 export async function importCli(
   options: { asmHome?: string; env?: Env; out?: CliOutput; pollMs?: number } = {},
@@ -98,16 +104,28 @@ export async function importCli(
       const log = logTo(home);
       const { rules, problem } = projectRules(home);
       if (problem !== null) out.line(`asm: ${problem}`);
-      const report = await importOnce({
-        ledger,
-        agents: loadAgents({ asmHome: home, env }),
-        env,
-        asmHome: home,
-        harnessRoots: roots,
-        log,
-        onProgress: progressPrinter(out),
-        rules,
-      });
+      let report;
+      try {
+        report = await importOnce({
+          ledger,
+          agents: loadAgents({ asmHome: home, env }),
+          env,
+          asmHome: home,
+          harnessRoots: roots,
+          log,
+          onProgress: progressPrinter(out),
+          rules,
+        });
+      } catch (err) {
+        // the ledger refused a write (its file deleted or replaced while the import ran, a full disk): one
+        // sentence a person can act on, and the details in the log; anything else is a fault and shows as one
+        if (!isLedgerFailure(err)) throw err;
+        log({ what: "import failed", error: errorText(err), stack: (err as Error).stack ?? null });
+        out.line(
+          `asm import: the import stopped: ${errorText(err)} (details in ${join(home, "server.log")})`,
+        );
+        return 1;
+      }
       out.line(summary(report));
       return 0;
     } finally {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { startServer } from "../server/mod.ts";
 import { sessionViews } from "../ledger/mod.ts";
 import { claudePromptLine, fixture, importWorld } from "../history/_test_utils.ts";
-import { sessionsCli } from "./history.ts";
+import { importCli, sessionsCli } from "./history.ts";
 import { ROUTES } from "../../routes/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -137,4 +137,41 @@ Deno.test("./asm sessions prints a transcript's escape sequences and line breaks
   // deno-lint-ignore no-control-regex
   assert.doesNotMatch(lines[0], /[\u0000-\u001f\u007f-\u009f]/);
   assert.match(lines[0], /fix it\ufffd\[2J\ufffd\]0;owned\ufffd second line over/);
+});
+
+Deno.test("./asm import whose ledger file is deleted while it runs says so in one sentence, without a stack trace", async () => {
+  const { root, env } = world();
+  try {
+    const lines: string[] = [];
+    const ledgerPath = join(env.ASM_HOME, "ledger.sqlite");
+    const code = await importCli({
+      asmHome: env.ASM_HOME,
+      env,
+      out: {
+        line: (text: string) => {
+          // the first progress line comes before any write: the ledger is opened, and now it is gone
+          if (lines.length === 0) {
+            for (const suffix of ["", "-wal", "-shm"]) {
+              Deno.removeSync(ledgerPath + suffix, { recursive: true });
+            }
+          }
+          lines.push(text);
+        },
+      },
+    });
+    assert.equal(code, 1);
+    const last = lines.at(-1) ?? "";
+    console.log(`asserting the last line says the ledger was deleted and where the details are: ${last}`);
+    assert.match(
+      last,
+      /^asm import: the import stopped: the ledger file .*ledger\.sqlite was deleted while asm had it open/,
+    );
+    assert.ok(last.includes(join(env.ASM_HOME, "server.log")), last);
+    assert.doesNotMatch(lines.join("\n"), /\n\s+at /, "no stack trace");
+    // the details (with the stack) are in the log
+    const log = Deno.readTextFileSync(join(env.ASM_HOME, "server.log"));
+    assert.match(log, /"what":"import failed".*"stack":"LedgerUnwritableError/);
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
 });
