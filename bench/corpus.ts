@@ -95,6 +95,8 @@ interface Template {
   /** the first timestamp in the file and the span of its body, ms */
   t0: number;
   bodySpanMs: number;
+  /** the last timestamp of one replay of its body (of its head when its body has none), ms */
+  lastMs: number;
 }
 
 function cut(text: string): Piece {
@@ -148,6 +150,7 @@ function templateOf(agent: CorpusAgent, path: string): Template | null {
     bodyBytes: new TextEncoder().encode(bodyText).length,
     t0,
     bodySpanMs: span + 60_000,
+    lastMs: bodyTimes.length ? Math.max(...bodyTimes) : t0,
   };
 }
 
@@ -322,6 +325,9 @@ export function writeCorpus(options: CorpusOptions): Corpus {
       mkdir(dirname(path));
       const bytes = encoder.encode(parts.join(""));
       Deno.writeFileSync(path, bytes);
+      // written when its last line was, as an agent's file is: what orders a first run's reads, newest first
+      const lastMs = startMs - t.t0 + (reps - 1) * t.bodySpanMs + t.lastMs;
+      Deno.utimeSync(path, new Date(lastMs), new Date(lastMs));
       corpus.sessions[agent]++;
       corpus.bytes[agent] += bytes.length;
       corpus.files++;

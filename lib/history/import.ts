@@ -77,6 +77,8 @@ export interface ImportOptions {
    * (never for `only`). Default: when {@link LIST_FIRST_FILES} or more are new (a first run).
    */
   list?: boolean;
+  /** Phase one's files per bundle (read and written together); default 250. */
+  listBundle?: number;
 }
 
 /** What one import did. */
@@ -101,6 +103,8 @@ export interface ImportReport {
   /** phase one: files listed from their two ends, and when their rows were written (ms from the start); null: none */
   files_listed: number;
   list_ms: number | null;
+  /** phase one: when the rows of its first bundle, the newest files, were written (ms from the start); null: none */
+  list_first_ms: number | null;
 }
 
 /** The agents that can read transcripts, with their capability. */
@@ -168,6 +172,7 @@ class ImportRun {
       read_workers: 0,
       files_listed: 0,
       list_ms: null,
+      list_first_ms: null,
     };
   }
 
@@ -335,10 +340,12 @@ async function listFirst(run: ImportRun, reads: PlannedRead[], readers: Readers)
   run.progress("list", true);
   const listed = await listFiles(unlisted, {
     onFiles: (done) => {
+      run.report.list_first_ms ??= run.now() - run.t0;
       run.listing = { done, total: unlisted.length };
       run.progress("list", false);
     },
     shouldStop: options.shouldStop,
+    bundle: options.listBundle,
     ledger: options.ledger,
     readers,
     env: options.env,

@@ -285,3 +285,44 @@ Deno.test("a listed file deleted or emptied before phase two leaves no row deriv
   await w.run({ now: () => AT });
   assert.equal(w.ledger.version(), before);
 });
+
+Deno.test("phase one writes the newest files first: its first bundle's rows are the newest transcripts', in this thread or in workers", async () => {
+  for (const workers of [0, 2]) {
+    await using w = importWorld();
+    placeFixtures(w);
+    // every file written at its own moment, in an order unlike its path's
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of Deno.readDirSync(dir)) {
+        if (e.isDirectory) walk(`${dir}/${e.name}`);
+        else if (e.isFile) files.push(`${dir}/${e.name}`);
+      }
+    };
+    walk(w.home);
+    files.sort();
+    files.forEach((path, i) => {
+      const at = new Date(AT - ((i * 7) % files.length) * 3_600_000);
+      Deno.utimeSync(path, at, at);
+    });
+    const BUNDLE = 4;
+    const first = await w.run({
+      list: true,
+      listBundle: BUNDLE,
+      workers,
+      now: () => AT,
+      shouldStop: () => filesOnRecord(w).listed.length > 0,
+    });
+    assert.equal(first.stopped, true);
+    assert.notEqual(first.list_first_ms, null);
+    const written = filesOnRecord(w).listed;
+    // the rest, to know every transcript the walk finds
+    await w.run({ list: true, listBundle: BUNDLE, workers, now: () => AT });
+    const all = w.ledger.query("SELECT path FROM import_state").map((r) => String(r.path));
+    const mtime = (p: string) => Deno.statSync(p).mtime!.getTime();
+    const newest = [...all].sort((a, b) => mtime(b) - mtime(a)).slice(0, BUNDLE).sort();
+    console.log(
+      `workers ${workers}: first bundle written ${written.length} files; the ${BUNDLE} newest of ${all.length}`,
+    );
+    assert.deepEqual(written, newest);
+  }
+});
