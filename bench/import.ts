@@ -3,8 +3,14 @@
  * (`bench/corpus.ts`) in a temporary folder, in one run:
  *
  * - raw read: every corpus byte read in 1 MiB chunks by a Deno process doing nothing else (the limit);
+ * - the I/O floor of the list: the agents' own walk, then each file opened as phase one opens it (no link, a
+ *   regular file, its real path inside its agent's folders) and its first and last 16 KiB read, in one thread,
+ *   nothing parsed and nothing written (`list_io_ms`; its walk alone is `walk_ms`, what an unchanged re-import
+ *   cannot skip): the part of phase one no fold or ledger work can remove, so a target below it is a target below
+ *   this machine's system calls;
  * - asm cold import: `importOnce` into an empty ledger, both phases: phase one lists every transcript from its two
- *   ends (`list_ms`: from the start until those rows are written, the walk included: when the whole list shows),
+ *   ends, newest first (`list_ms`: from the start until those rows are written, the walk included: when the whole
+ *   list shows; `list_first_ms`: until the first bundle's, the 250 newest transcripts', are: the top of the page),
  *   then the full pass derives every fact (`full_ms`: the whole import);
  * - asm unchanged re-import: `importOnce` again in a new process, nothing changed;
  * - ccusage (`ccusage@20.0.24`, its native linux-x64 reader) `claude daily --json --offline` on the Claude part;
@@ -56,6 +62,16 @@ export interface ImportBench {
   list_vs_ccusage: number;
   /** rows phase one listed */
   listed: number;
+  /** phase one: from the start until its first bundle's rows (the 250 newest transcripts) are written */
+  list_first_ms: number;
+  /** ccusage_ms / list_first_ms: the top of the list against ccusage's token sum */
+  list_first_vs_ccusage: number;
+  /** the walk and each file's two bounded ends read as phase one reads them, nothing parsed or written */
+  list_io_ms: number;
+  /** ccusage_ms / list_io_ms: the list's I/O alone against ccusage's token sum */
+  list_io_vs_ccusage: number;
+  /** the agents' own walk alone (a stat of every transcript): what an unchanged re-import cannot skip */
+  walk_ms: number;
   /** the whole cold import: both phases */
   full_ms: number;
   import_mb_s: number;
@@ -104,7 +120,11 @@ interface ChildReport {
   samples?: number[];
   /** phase one: when its rows were written (ms from the start), and the rows it listed */
   list_ms?: number | null;
+  list_first_ms?: number | null;
   listed?: number;
+  /** the I/O floor child: its walk alone (ms) and the files it opened */
+  walk_ms?: number;
+  files?: number;
 }
 
 function round(n: number, places = 1): number {
@@ -235,6 +255,7 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
     // rounds interleave the measures, so a slow spell of the machine falls on all of them alike
     const runs = Math.max(1, Math.floor(options.runs ?? 3));
     const raws: ChildReport[] = [];
+    const floors: ChildReport[] = [];
     const colds: ChildReport[] = [];
     const agains: ChildReport[] = [];
     const ccusages: number[] = [];
@@ -246,6 +267,11 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
         throw new Error(`the raw read saw ${raw.bytes} bytes of ${corpus.totalBytes}`);
       }
       raws.push(raw);
+      const floor = await child("--list-io", corpus, asmHome);
+      if (floor.files !== corpus.files) {
+        throw new Error(`the list's I/O floor opened ${floor.files} of ${corpus.files} files`);
+      }
+      floors.push(floor);
       colds.push(await child("--import", corpus, asmHome));
       const again = await child("--import", corpus, asmHome);
       if (again.files_read !== 0) throw new Error(`the unchanged re-import read ${again.files_read} files`);
@@ -267,7 +293,9 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
       throw new Error("a cold import did not list first");
     }
     const listMs = median(colds.map((r) => r.list_ms!));
+    const listFirstMs = median(colds.map((r) => r.list_first_ms ?? NaN));
     const reimportMs = median(agains.map((r) => r.ms));
+    const listIoMs = median(floors.map((r) => r.ms));
     const ccusageMs = median(ccusages);
 
     const importMbS = mbPerS(corpus.totalBytes, importMs);
@@ -286,6 +314,11 @@ export async function benchImport(options: ImportBenchOptions = {}): Promise<Imp
       list_ms: round(listMs),
       list_vs_ccusage: round(ccusageMs / listMs, 3),
       listed: cold.listed ?? 0,
+      list_first_ms: round(listFirstMs),
+      list_first_vs_ccusage: round(ccusageMs / listFirstMs, 3),
+      list_io_ms: round(listIoMs),
+      list_io_vs_ccusage: round(ccusageMs / listIoMs, 3),
+      walk_ms: round(median(floors.map((r) => r.walk_ms ?? NaN))),
       full_ms: round(importMs),
       import_mb_s: round(importMbS),
       fts_ms: null,
@@ -344,6 +377,43 @@ function rawRead(root: string): ChildReport {
 }
 
 /**
+ * The list's I/O floor: the agents' own walk, then every file opened the way phase one opens it (the same `denoIo`
+ * open with the same checks) and its first and last 16 KiB read into one buffer; nothing is parsed or written.
+ */
+async function listIoChild(): Promise<ChildReport> {
+  const { loadAgents } = await import("../lib/agents/registry.ts");
+  const { adapterOf } = await import("../lib/agents/mod.ts");
+  const { denoIo } = await import("../lib/history/io.ts");
+  const { realFolders } = await import("../lib/files/mod.ts");
+  const env = Deno.env.toObject();
+  const agents = loadAgents({ asmHome: Deno.makeTempDirSync({ prefix: "asm-bench-io-" }), env });
+  const window = 16 << 10;
+  const buf = new Uint8Array(window);
+  const t0 = performance.now();
+  const walked: { path: string; size: number; within: string[] }[] = [];
+  for (const agent of agents) {
+    const cap = adapterOf(agent).transcripts;
+    if (!cap) continue;
+    const within = realFolders(cap.stores(env));
+    for (const file of cap.discover(env, denoIo, () => {})) {
+      walked.push({ path: file.path, size: file.size, within });
+    }
+  }
+  const walkMs = performance.now() - t0;
+  let bytes = 0;
+  for (const file of walked) {
+    const handle = denoIo.open(file.path, { within: file.within, withinResolved: true });
+    try {
+      bytes += handle.read(buf, 0);
+      if (file.size > window) bytes += handle.read(buf, file.size - window);
+    } finally {
+      handle.close();
+    }
+  }
+  return { ms: performance.now() - t0, walk_ms: walkMs, files: walked.length, rss_mb: peakRssMb(), bytes };
+}
+
+/**
  * One import into the ledger under `asmHome`, the way `./asm import` runs it (no server, no progress line), phase
  * one first whatever the corpus's size (a first run lists first from 64 new files on).
  */
@@ -383,6 +453,7 @@ async function importChild(asmHome: string): Promise<ChildReport> {
       files_read: report.files_read,
       problems: report.problems,
       list_ms: report.list_ms,
+      list_first_ms: report.list_first_ms,
       listed: report.files_listed,
     };
   } finally {
@@ -475,6 +546,7 @@ export async function benchImportCli(options: BenchImportCliOptions = {}): Promi
 if (import.meta.main) {
   const [mode, root, asmHome] = Deno.args;
   if (mode === "--raw-read") console.log(JSON.stringify(rawRead(root)));
+  else if (mode === "--list-io") console.log(JSON.stringify(await listIoChild()));
   else if (mode === "--import") console.log(JSON.stringify(await importChild(asmHome)));
   else if (mode === "--notify") console.log(JSON.stringify(await notifyChild(root, asmHome)));
   else {

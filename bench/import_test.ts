@@ -51,6 +51,18 @@ Deno.test("the corpus writes each agent's sessions in its store, near the asked 
     const text = Deno.readTextFileSync(claudeFile);
     const id = claudeFile.split("/").pop()!.replace(".jsonl", "");
     assert.match(text, new RegExp(`"sessionId":"${id}"`));
+    // each file was last written when its last line was, as an agent's is
+    for (const path of filesUnder(join(a, "home")).slice(0, 5)) {
+      const times = [
+        ...Deno.readTextFileSync(path).matchAll(/"(?:timestamp|startTime|lastUpdated)":"([^"]+)"/g),
+      ]
+        .map((m) => Date.parse(m[1])).filter(Number.isFinite);
+      const mtime = Deno.statSync(path).mtime!.getTime();
+      assert.ok(
+        Math.abs(mtime - Math.max(...times)) < 1000,
+        `${path}: mtime ${mtime}, last line ${Math.max(...times)}`,
+      );
+    }
     assert.doesNotMatch(text, /9489399f-ac78-4316-81cd-2726c9579121|6f909761-eb71-48c5-bad6-f473a381c9c5/);
   } finally {
     Deno.removeSync(a, { recursive: true });
@@ -83,6 +95,10 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
     "files",
     "full_ms",
     "import_mb_s",
+    "list_first_ms",
+    "list_first_vs_ccusage",
+    "list_io_ms",
+    "list_io_vs_ccusage",
     "list_ms",
     "list_vs_ccusage",
     "listed",
@@ -97,6 +113,7 @@ Deno.test("the import bench on a tiny corpus imports exactly the sessions writte
     "runs",
     "vs_ccusage",
     "vs_raw_read",
+    "walk_ms",
   ]);
   for (const [key, value] of numbers) {
     assert.ok(typeof value === "number" && Number.isFinite(value) && value > 0, `${key} = ${value}`);
