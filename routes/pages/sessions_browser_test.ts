@@ -645,6 +645,33 @@ Deno.test("a first import at every width: rows listed say deriving and still bei
         { timeout: 5000 },
       );
 
+      // the full pass patches rows in the ledger as it goes, and the open page's poll sees the list move: a row
+      // derived behind it (written as a batch of the full pass writes it) takes its numbers without a reload
+      const patched = asmIdOf("claude", ids[1]);
+      assert.equal(await cellText("project", patched), "deriving");
+      writeDerived(server.ledger, {
+        sessions: [
+          derivedRow("claude", ids[1], {
+            turns: 2,
+            project: "website",
+            transcript_path: join(env.HOME, ".claude/projects/-home-user-website", `${ids[1]}.jsonl`),
+          }),
+        ],
+        files: [],
+        now: new Date().toISOString(),
+      });
+      await page.waitForFunction(
+        (id) => document.querySelector(`[data-turns-for="${id}"]`)?.textContent === "2",
+        patched,
+        { timeout: 5000 },
+      );
+      console.log(`while the full pass reads: a row derived behind the page shows project "${await cellText(
+        "project",
+        patched,
+      )}" without a reload; the other rows still say "${await cellText("project", busy)}"`);
+      assert.equal(await cellText("project", patched), "website");
+      assert.equal(await cellText("project", busy), "deriving");
+
       await page.setViewportSize({ width: 1440, height: 900 });
       io.release();
       await imported;
