@@ -43,8 +43,8 @@ export interface ListOptions {
   env: Env;
   io: TranscriptIo;
   harnessRoots: readonly string[];
-  /** the read workers (null: read here) */
-  pool: ReadPool | null;
+  /** starts the read workers, once the first bundle is read here (null: the rest is read here too) */
+  startPool: () => ReadPool | null;
   /** each agent's own transcript folders, as real paths (a file elsewhere is refused, whatever led to it) */
   within: (agent: string) => readonly string[];
   problem: Log;
@@ -97,29 +97,30 @@ export async function listFiles(files: TranscriptFile[], options: ListOptions): 
     read += bundle.length;
     options.onFiles?.(read);
   };
-  const pool = options.pool;
+  const readHere = (bundle: TranscriptFile[]): ListDone[] =>
+    bundle.map((file) =>
+      listTranscript(file, options.readers.get(file.agent)!.cap, options.io, {
+        within: options.within(file.agent),
+        withinResolved: true,
+      })
+    );
+  if (bundles.length === 0) return report;
+  // the newest bundle is read here, before any worker loads (a worker's first answer comes later than this
+  // thread's reads), then the rest go to the workers at once; a pool answers every bundle (a worker that fails
+  // answers with problem lines), never with a rejection
+  take(bundles[0], readHere(bundles[0]));
+  const pool = options.startPool();
   if (pool === null) {
-    for (const bundle of bundles) {
-      take(
-        bundle,
-        bundle.map((file) =>
-          listTranscript(file, options.readers.get(file.agent)!.cap, options.io, {
-            within: options.within(file.agent),
-            withinResolved: true,
-          })
-        ),
-      );
-    }
+    for (const bundle of bundles.slice(1)) take(bundle, readHere(bundle));
   } else {
-    // a pool answers every bundle (a worker that fails answers with problem lines), never with a rejection
-    const readings = bundles.map((bundle) =>
+    const readings = bundles.slice(1).map((bundle) =>
       pool.list(bundle.map((file) => ({
         file,
         adapter: options.readers.get(file.agent)!.agent.adapter,
         within: options.within(file.agent),
       })))
     );
-    for (let i = 0; i < bundles.length; i++) take(bundles[i], await readings[i]);
+    for (let i = 0; i < readings.length; i++) take(bundles[i + 1], await readings[i]);
   }
   return report;
 }

@@ -162,11 +162,12 @@ Deno.test("phase one in the read workers, with phase two's reads queued behind i
   await using here = importWorld();
   placeFixtures(workers);
   placeFixtures(here);
-  const report = await workers.run({ list: true, workers: 2, now: () => AT });
+  // bundles of two: the newest is read in this thread, the other seven in the workers
+  const report = await workers.run({ list: true, listBundle: 2, workers: 2, now: () => AT });
   assert.equal(report.read_workers, 2);
   assert.equal(report.files_listed, 15);
   assert.ok(report.list_ms !== null && report.list_ms <= report.ms);
-  await here.run({ list: true, workers: 0, now: () => AT });
+  await here.run({ list: true, listBundle: 2, workers: 0, now: () => AT });
   assert.deepEqual(untimed(workers), untimed(here));
   assert.deepEqual(workers.logged, []);
 });
@@ -245,7 +246,8 @@ Deno.test("phase one reads nothing a linked folder leads to outside the agent's 
     // is given), so only the open's real-path check keeps the file out
     Deno.mkdirSync(`${w.home}/.claude/projects/-tmp-linked/${parent}`, { recursive: true });
     Deno.symlinkSync(outside, `${w.home}/.claude/projects/-tmp-linked/${parent}/subagents`);
-    const report = await w.run({ list: true, workers, now: () => AT });
+    // bundles of one: with workers, every file but the newest is listed in one
+    const report = await w.run({ list: true, listBundle: 1, workers, now: () => AT });
     assert.equal(report.files_seen, 16, "the walk found it");
     assert.equal(report.files_listed, 15, `workers ${workers}`);
     const secretId = asmIdOf("claude", `${parent}/agent-secret`);
