@@ -380,13 +380,13 @@ function rawRead(root: string): ChildReport {
  * The list's I/O floor: the agents' own walk, then every file opened the way phase one opens it (the same `denoIo`
  * open with the same checks) and its first and last 16 KiB read into one buffer; nothing is parsed or written.
  */
-async function listIoChild(): Promise<ChildReport> {
+async function listIoChild(asmHome: string): Promise<ChildReport> {
   const { loadAgents } = await import("../lib/agents/registry.ts");
   const { adapterOf } = await import("../lib/agents/mod.ts");
   const { denoIo } = await import("../lib/history/io.ts");
   const { realFolders } = await import("../lib/files/mod.ts");
   const env = Deno.env.toObject();
-  const agents = loadAgents({ asmHome: Deno.makeTempDirSync({ prefix: "asm-bench-io-" }), env });
+  const agents = loadAgents({ asmHome, env });
   const window = 16 << 10;
   const buf = new Uint8Array(window);
   const t0 = performance.now();
@@ -415,7 +415,7 @@ async function listIoChild(): Promise<ChildReport> {
 
 /**
  * One import into the ledger under `asmHome`, the way `./asm import` runs it (no server, no progress line), phase
- * one first whatever the corpus's size (a first run lists first from 64 new files on).
+ * one first whatever the corpus's size (a first run lists first from 500 new files on).
  */
 async function importChild(asmHome: string): Promise<ChildReport> {
   const { Ledger } = await import("../lib/ledger/mod.ts");
@@ -546,7 +546,7 @@ export async function benchImportCli(options: BenchImportCliOptions = {}): Promi
 if (import.meta.main) {
   const [mode, root, asmHome] = Deno.args;
   if (mode === "--raw-read") console.log(JSON.stringify(rawRead(root)));
-  else if (mode === "--list-io") console.log(JSON.stringify(await listIoChild()));
+  else if (mode === "--list-io") console.log(JSON.stringify(await listIoChild(asmHome)));
   else if (mode === "--import") console.log(JSON.stringify(await importChild(asmHome)));
   else if (mode === "--notify") console.log(JSON.stringify(await notifyChild(root, asmHome)));
   else {

@@ -330,8 +330,9 @@ function planImport(
 }
 
 /**
- * Phase one, on a first run (or when asked): the new files' rows, from their two ends, before any derived row is written. With read
- * workers its reads are all sent at once and it resolves when their rows are written.
+ * Phase one, on a first run (or when asked): the new files' rows, from their two ends, newest first, before any
+ * derived row is written. Its first bundle is read here; then `sizePool` starts the read workers, the other bundles
+ * are all sent to them at once, and it resolves when every row is written.
  */
 async function listFirst(
   run: ImportRun,
