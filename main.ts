@@ -94,7 +94,7 @@ async function serve(args: CommandArgs): Promise<number> {
   console.log(`asm is serving on ${server.url} (data folder ${home})`);
   // a one-time code only to a person at a terminal: a log or a pipe gets the plain address (then `asm open`)
   if (Deno.stdout.isTerminal()) {
-    const { code } = server.context.codes.mint();
+    const { code } = server.context.codes.mint(Deno.uid());
     console.log(`open ${server.url}/#code=${code} (works once, within 60 s; later, run \`asm open\`)`);
   } else {
     console.log("run `asm open` to open the page with its key");

@@ -25,7 +25,7 @@ export function launchChromium(): Promise<Browser> {
 /** What {@link openWithKey} needs of a server: its address and its one-time codes. */
 export interface KeyedServer {
   url: string;
-  context: { codes: { mint(): { code: string } } };
+  context: { codes: { mint(uid: number | null): { code: string } } };
 }
 
 /**
@@ -37,7 +37,7 @@ export async function openWithKey(
   server: KeyedServer,
   path = "/",
 ): Promise<void> {
-  const { code } = server.context.codes.mint();
+  const { code } = server.context.codes.mint(Deno.uid());
   await page.goto(`${server.url}${path}#code=${code}`);
 }
 

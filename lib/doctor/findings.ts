@@ -163,6 +163,8 @@ const LAYER_FIX: Record<HealthRow["part"], string> = {
   import: "run `asm import` to see which file fails",
   ledger: "do what the sentence says, then `asm restart`",
   board: "mend the board as the sentence says; the sweep tries again by itself",
+  server:
+    "free what the sentence names (disk space, or the processes holding files open); asm recovers by itself",
 };
 
 /** A path or word as one shell word, quoted when it holds anything but plain characters (a fix is pasted). */

@@ -39,6 +39,13 @@ function healthy(): HealthModel {
         min_free_bytes: 1 << 20,
       },
       board: { ...ok, location: null },
+      server: {
+        ...ok,
+        log_failing_since: null,
+        log_lines_lost: 0,
+        accept_failing_since: null,
+        connections: null,
+      },
     },
   };
 }

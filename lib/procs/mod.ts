@@ -1,5 +1,5 @@
 /**
- * The process table and the socket table from /proc: read-only, one pass per poll (sockets: per request).
+ * The process table and the socket table from /proc: read-only, one pass per poll (sockets: per batch of accepted connections).
  * @module
  */
 export {
@@ -18,7 +18,7 @@ export {
   listenerOn,
   type PeerOwner,
   peerOwner,
-  PeerOwners,
+  peerOwners,
   pidsHolding,
   type SocketRow,
   socketTable,

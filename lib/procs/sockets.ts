@@ -110,93 +110,54 @@ function expandV6(address: string): string | null {
 export type PeerOwner = { uid: number } | "unknown" | "not found";
 
 /**
- * The uid owning the client end of a loopback connection to `serverPort`: the established row whose local end is
- * the peer's address and port and whose remote end is the server's port. Read fresh on every call (see
- * {@link PeerOwners} for the per-connection memory that is safe).
+ * The uid owning the client end of a loopback connection to `serverPort`: the live row whose local end is the
+ * peer's address and port and whose remote end is the server's port. Read fresh on every call.
  */
 export function peerOwner(
   peer: { hostname: string; port: number },
   serverPort: number,
   proc: ProcSource = LINUX_PROC,
 ): PeerOwner {
-  return connectionRows(peer, serverPort, proc).owner;
+  return peerOwners([peer], serverPort, proc)[0];
 }
 
-/** The client end's owner, and the inode of the server's own end of the same connection (null when unseen). */
-function connectionRows(
-  peer: { hostname: string; port: number },
+/**
+ * {@link peerOwner} for many connections with one read of the tables: the server asks it for every connection
+ * accepted since its last read. A connection accepted before the read began is in it (its handshake is done),
+ * so nothing read earlier is ever reused: ports are reused, on loopback even from TIME_WAIT, and an owner
+ * remembered by port could answer for another user's connection.
+ */
+export function peerOwners(
+  peers: readonly { hostname: string; port: number }[],
   serverPort: number,
-  proc: ProcSource,
-): { owner: PeerOwner; serverInode: number | null } {
+  proc: ProcSource = LINUX_PROC,
+): PeerOwner[] {
+  const owners: (PeerOwner | null)[] = peers.map(() => null);
   let read = false;
-  let serverInode: number | null = null;
-  // tcp6 only when tcp has no answer: each read walks the kernel's whole connection hash (about 5 ms here), and
-  // a connection's client end is one socket, in one of the two tables
+  // tcp6 only when tcp leaves some unanswered: each read walks the kernel's whole connection hash (about 5 ms
+  // here), and a connection's client end is one socket, in one of the two tables
   for (const path of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    if (owners.every((o) => o !== null)) break;
     const text = proc.readText(path);
     if (text === null) continue;
     read = true;
-    let owner: PeerOwner | null = null;
+    const clients = new Map<number, SocketRow[]>();
     for (const row of parseSocketTable(text)) {
       // only a connection's live row (established, or half-closed by a client that sent its request and shut
       // its side): a TIME_WAIT row of an earlier connection on the same ports is owned by no one (the kernel
       // shows uid 0) and must never answer for the one being served
-      if (
-        CLIENT_STATES.has(row.state) && row.local.port === peer.port && row.remote.port === serverPort &&
-        sameAddress(peer.hostname, row.local.address)
-      ) {
-        owner = { uid: row.uid };
-      } else if (
-        row.state === TCP_ESTABLISHED && row.local.port === serverPort && row.remote.port === peer.port &&
-        sameAddress(peer.hostname, row.remote.address)
-      ) {
-        serverInode = row.inode;
-      }
+      if (!CLIENT_STATES.has(row.state) || row.remote.port !== serverPort) continue;
+      const rows = clients.get(row.local.port) ?? [];
+      rows.push(row);
+      clients.set(row.local.port, rows);
     }
-    if (owner !== null) return { owner, serverInode };
+    peers.forEach((peer, i) => {
+      if (owners[i] !== null) return;
+      const row = clients.get(peer.port)?.find((r) => sameAddress(peer.hostname, r.local.address));
+      if (row) owners[i] = { uid: row.uid };
+    });
   }
-  return { owner: read ? "not found" : "unknown", serverInode };
-}
-
-/**
- * Who opened each connection, asked of the kernel once per connection. The socket table costs a walk of the
- * kernel's whole TCP hash (~4.5 ms on a machine with 262,144 buckets): too much for every request of a page
- * polling every few seconds. Caching by the client's port alone is unsafe (ports are reused, on loopback even from
- * TIME_WAIT), so the memory is tied to the server's OWN end of the connection: the file descriptor this process
- * holds for it, and that descriptor's `socket:[inode]`. While that descriptor still names that socket, the
- * connection is the same one (a new connection from the same client port needs the old 4-tuple gone, and the old
- * server socket closed), and so is its owner; a single readlink checks it.
- */
-export class PeerOwners {
-  #proc: ProcSource;
-  #max: number;
-  #known = new Map<string, { uid: number; fd: string; link: string }>();
-
-  constructor(options: { proc?: ProcSource; max?: number } = {}) {
-    this.#proc = options.proc ?? LINUX_PROC;
-    this.#max = options.max ?? 256;
-  }
-
-  /** Who opened the connection from `peer` to `serverPort`. */
-  ownerOf(peer: { hostname: string; port: number }, serverPort: number): PeerOwner {
-    const key = `${peer.hostname}|${peer.port}|${serverPort}`;
-    const known = this.#known.get(key);
-    if (known && this.#proc.readLink(`/proc/self/fd/${known.fd}`) === known.link) return { uid: known.uid };
-    this.#known.delete(key);
-    const { owner, serverInode } = connectionRows(peer, serverPort, this.#proc);
-    if (typeof owner === "object" && serverInode !== null) {
-      const link = `socket:[${serverInode}]`;
-      const fd = (this.#proc.listDir?.("/proc/self/fd") ?? []).find((fd) =>
-        this.#proc.readLink(`/proc/self/fd/${fd}`) === link
-      );
-      if (fd !== undefined) {
-        // the oldest connection's memory goes first; a forgotten one is only asked of the kernel again
-        if (this.#known.size >= this.#max) this.#known.delete(this.#known.keys().next().value!);
-        this.#known.set(key, { uid: owner.uid, fd, link });
-      }
-    }
-    return owner;
-  }
+  return owners.map((o) => o ?? (read ? "not found" : "unknown"));
 }
 
 /** The listening socket on a port, if any (its owner uid and inode). */

@@ -5,7 +5,7 @@ import {
   parseSocketTable,
   type PeerOwner,
   peerOwner,
-  PeerOwners,
+  peerOwners,
   pidsHolding,
   socketTable,
   TCP_LISTEN,
@@ -121,34 +121,27 @@ Deno.test("on the real kernel, a loopback client's end is owned by this process'
   }
 });
 
-Deno.test("a connection's owner is asked of the kernel once, and asked again when its server socket is not the same", () => {
-  // the server's own end of the 40000 connection is inode 4003, held by this process as fd 7
-  const fds: Record<string, string> = { "/proc/self/fd/7": "socket:[4003]", "/proc/self/fd/3": "/dev/null" };
-  let tableReads = 0;
-  const proc: ProcSource = {
-    readText: (p) => (p === "/proc/net/tcp" ? (tableReads++, TCP) : null),
-    readLink: (p) => fds[p] ?? null,
-    listPids: () => [],
-    listDir: (dir) =>
-      Object.keys(fds).filter((p) => p.startsWith(dir + "/")).map((p) => p.slice(dir.length + 1)),
-  };
-  const owners = new PeerOwners({ proc });
-  const peer = { hostname: "127.0.0.1", port: 40000 };
-  assert.deepEqual(owners.ownerOf(peer, 7777), { uid: 65534 });
-  assert.deepEqual(owners.ownerOf(peer, 7777), { uid: 65534 });
-  assert.equal(tableReads, 1, "the second request of the same connection does not read the table");
-  // the connection closed and fd 7 now names another socket: the kernel is asked again
-  fds["/proc/self/fd/7"] = "socket:[9999]";
-  assert.deepEqual(owners.ownerOf(peer, 7777), { uid: 65534 });
-  assert.equal(tableReads, 2);
-  // a connection whose server end this process does not hold is never remembered
-  delete fds["/proc/self/fd/7"];
-  owners.ownerOf(peer, 7777);
-  owners.ownerOf(peer, 7777);
-  assert.equal(tableReads, 4);
+Deno.test("the owners of many connections come from one read of each table, and nothing read before is reused", () => {
+  const reads: string[] = [];
+  const files: Record<string, string> = { "/proc/net/tcp": TCP, "/proc/net/tcp6": TCP6 };
+  const proc: ProcSource = { ...fakeProc({}), readText: (p) => (reads.push(p), files[p] ?? null) };
+  const peers = [
+    { hostname: "127.0.0.1", port: 40000 },
+    { hostname: "::ffff:127.0.0.1", port: 40001 },
+    { hostname: "127.0.0.1", port: 40002 },
+  ];
+  assert.deepEqual(peerOwners(peers, 7777, proc), [{ uid: 65534 }, { uid: 1001 }, "not found"]);
+  assert.deepEqual(reads, ["/proc/net/tcp", "/proc/net/tcp6"], "one read of each table for the three");
+  // all answered by the first table: the second is not read
+  reads.length = 0;
+  assert.deepEqual(peerOwners([peers[0]], 7777, proc), [{ uid: 65534 }]);
+  assert.deepEqual(reads, ["/proc/net/tcp"]);
+  // the same port a moment later, now another user's: read again, answered anew
+  files["/proc/net/tcp"] = TCP.replace(" 65534 ", "  4242 ");
+  assert.deepEqual(peerOwners([peers[0]], 7777, proc), [{ uid: 4242 }]);
 });
 
-Deno.test("on the real kernel, a keep-alive connection's owner is read once, and a new connection is read again", async () => {
+Deno.test("on the real kernel, three accepted connections are named with one read of the table", async () => {
   let tableReads = 0;
   const counting: ProcSource = {
     ...LINUX_PROC,
@@ -157,25 +150,20 @@ Deno.test("on the real kernel, a keep-alive connection's owner is read once, and
       return LINUX_PROC.readText(p);
     },
   };
-  const owners = new PeerOwners({ proc: counting });
-  const seen: PeerOwner[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (_req, info) => {
-    seen.push(owners.ownerOf(info.remoteAddr, server.addr.port));
-    return new Response("ok");
-  });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const clients: Deno.Conn[] = [];
+  const accepted: Deno.Conn[] = [];
   try {
-    const client = Deno.createHttpClient({});
-    for (let i = 0; i < 5; i++) {
-      await (await fetch(`http://127.0.0.1:${server.addr.port}/`, { client })).text();
+    for (let i = 0; i < 3; i++) {
+      clients.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+      accepted.push(await listener.accept());
     }
-    assert.equal(tableReads, 1, "five requests on one connection: one table read");
-    client.close();
-    const other = Deno.createHttpClient({});
-    await (await fetch(`http://127.0.0.1:${server.addr.port}/`, { client: other })).text();
-    other.close();
-    assert.equal(tableReads, 2, "a new connection is asked of the kernel");
-    assert.deepEqual(seen.map((o) => JSON.stringify(o)), Array(6).fill(JSON.stringify({ uid: Deno.uid() })));
+    const owners: PeerOwner[] = peerOwners(accepted.map((c) => c.remoteAddr as Deno.NetAddr), port, counting);
+    assert.deepEqual(owners, Array(3).fill({ uid: Deno.uid() }));
+    assert.equal(tableReads, 1, "tcp answered all three; tcp6 was not read");
   } finally {
-    await server.shutdown();
+    for (const c of [...clients, ...accepted]) c.close();
+    listener.close();
   }
 });

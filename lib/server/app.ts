@@ -15,12 +15,20 @@ import { createRouter, json, jsonError, type Route, type ServerContext } from ".
 import { newServerState } from "./state.ts";
 import { admit, installToken } from "./security.ts";
 import { OneTimeCodes } from "./codes.ts";
-import { type PeerOwner, PeerOwners } from "../procs/mod.ts";
+import { type PeerOwner, peerOwners } from "../procs/mod.ts";
+import {
+  connectionCaps,
+  listenConnections,
+  type ListenedConnections,
+  openFileLimit,
+  type Peer,
+} from "./connections.ts";
 import { appendRotating, NODE_FILES } from "../files/mod.ts";
 import { islandBundle, refusalPage, shellPage } from "../ui/mod.ts";
 import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
-import { errorText, type Log } from "../lang/mod.ts";
+import { errorText, type Log, type LogLine } from "../lang/mod.ts";
+import { ServerFaults } from "./faults.ts";
 import { configuredBoard, readRealLists, realListRefusal } from "../reconcile/mod.ts";
 
 /** Options of `startServer`. */
@@ -79,11 +87,39 @@ export function ensureDataFolder(asmHome: string): void {
   }
 }
 
-/** Appends one JSON line to `$ASM_HOME/server.log` (created 0600; past 10 MiB it moves to `server.log.1`). */
-export function serverLogger(asmHome: string): Log {
+/**
+ * Appends one JSON line to `$ASM_HOME/server.log` (created 0600; past 10 MiB it moves to `server.log.1`). It never
+ * throws: a line that cannot be written (a full disk) is counted as a fault of the log in `faults`, which the
+ * health names while it lasts, and the first line written after it says how many were lost, when and why.
+ */
+export function serverLogger(asmHome: string, faults: ServerFaults = new ServerFaults()): Log {
   const path = join(asmHome, "server.log");
-  // rotated by size: a server that runs for months keeps a bounded log
-  return (line) => appendRotating(path, JSON.stringify({ ts: isoAt(), ...line }) + "\n");
+  return (line) => {
+    const spell = faults.current("log");
+    const lost = spell
+      ? logText({
+        what: "server log lines lost",
+        lines: spell.count,
+        since: isoAt(spell.since),
+        error: spell.error,
+      })
+      : "";
+    try {
+      // rotated by size: a server that runs for months keeps a bounded log
+      appendRotating(path, lost + logText(line));
+      faults.recovered("log");
+    } catch (err) {
+      faults.failed("log", err);
+    }
+  };
+}
+
+/** One log line's text; a value JSON cannot hold (a bigint from SQLite) is written as its digits. */
+function logText(line: LogLine): string {
+  return JSON.stringify(
+    { ts: isoAt(), ...line },
+    (_key, value) => typeof value === "bigint" ? value.toString() : value,
+  ) + "\n";
 }
 
 /**
@@ -159,7 +195,9 @@ export function startServer(options: ServerOptions): RunningServer {
   // no port yet: the lock names one only once it is bound (lock.setPort below), so a client that reads the lock
   // (`asm open`, `asm install`'s address, `asm doctor`) never calls a port nothing listens on yet
   const lock: WriterLock = acquireWriterLock(asmHome, { mode: "serve", port: null, boardMode: mode });
-  const log = serverLogger(asmHome);
+  // what the machine does to the server itself (a full disk, no file descriptors left): the health names it
+  const faults = new ServerFaults();
+  const log = serverLogger(asmHome, faults);
   const tightened = tightenDataFolder(asmHome);
   if (tightened.changed.length) {
     log({
@@ -208,70 +246,86 @@ export function startServer(options: ServerOptions): RunningServer {
     codes: new OneTimeCodes(),
     files: options.files ?? NODE_FILES,
     settings,
+    faults,
+    connections: () => server.counts(),
     state: newServerState({ ledger, asmHome, env, log, mode, settings }),
   };
   for (const service of options.services ?? SERVICES) {
     const run = () => service.run(context);
     tasks.push(new BackgroundTask(service.name, service.everyMs, run, log, service.startAfterMs));
   }
-  // asked of the kernel once per connection (lib/procs PeerOwners): a page's keep-alive polls pay it once
-  const owners = new PeerOwners();
-  const ownerOf = options.peerOwner ?? ((peer, serverPort) => owners.ownerOf(peer, serverPort));
   const serverUid = Deno.uid() ?? -1;
-  const refusedUids = new Set<number>();
   let heavy = 0;
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  /** One request of an admitted connection (its peer was judged as it was accepted: connections.ts). */
+  const handle = async (req: Request, peer: Peer): Promise<Response> => {
+    const url = new URL(req.url);
+    const api = url.pathname === "/api" || url.pathname.startsWith("/api/");
+    const verdict = admit(req, {
+      port,
+      token,
+      owner: peer.owner,
+      serverUid,
+      allowedUids: settings.allowedUids,
+    });
+    if (verdict.kind === "refuse") {
+      return api ? jsonError(verdict.status, verdict.message) : refusalPage(verdict.status, verdict.message);
+    }
+    if (verdict.kind === "health") return json({ ok: true, status: "up", version: ASM_VERSION });
+    if (verdict.kind === "shell") return shellPage((await islandBundle()).url);
+    const found = router.match(req.method, url.pathname);
+    if (!found) return jsonError(404, `no route for ${req.method} ${url.pathname}`);
+    let request = req;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      const limit = found.route.maxBodyBytes ?? DEFAULT_BODY_BYTES;
+      const bounded = await boundedBody(req, limit);
+      if (!(bounded instanceof Request)) {
+        log({ what: "request body refused", route: found.route.pattern, limit, read: bounded.over });
+        return jsonError(413, `a request to ${found.route.pattern} may carry at most ${limit} bytes`);
+      }
+      request = bounded;
+    }
+    if (found.route.heavy) {
+      if (heavy >= MAX_HEAVY) {
+        const busy = jsonError(503, `asm is busy with ${heavy} heavy requests; try again in a moment`);
+        busy.headers.set("retry-after", "1");
+        return busy;
+      }
+      heavy++;
+    }
+    try {
+      return await found.route.handle(request, context, found.params, peer);
+    } catch (err) {
+      const message = errorText(err);
+      log({ what: "route failed", route: found.route.pattern, error: message });
+      return jsonError(500, message);
+    } finally {
+      if (found.route.heavy) heavy--;
+    }
+  };
+  const ownersOf = options.peerOwner
+    ? (peers: { hostname: string; port: number }[], serverPort: number) =>
+      peers.map((p) => options.peerOwner!(p, serverPort))
+    : peerOwners;
+  let server: ListenedConnections;
   try {
-    server = Deno.serve({
+    server = listenConnections({
       hostname: "127.0.0.1",
       port: options.port,
-      onListen: () => {},
-      handler: async (req, info) => {
-        const url = new URL(req.url);
-        const api = url.pathname === "/api" || url.pathname.startsWith("/api/");
-        const owner = ownerOf(info.remoteAddr, port);
-        const verdict = admit(req, { port, token, owner, serverUid, allowedUids: settings.allowedUids });
-        if (verdict.kind === "refuse") {
-          if (typeof owner === "object" && verdict.status === 403 && !refusedUids.has(owner.uid)) {
-            refusedUids.add(owner.uid); // one line per uid: a client retrying must not fill the log
-            log({ what: "refused", uid: owner.uid, why: verdict.message });
-          }
-          return api
-            ? jsonError(verdict.status, verdict.message)
-            : refusalPage(verdict.status, verdict.message);
-        }
-        if (verdict.kind === "health") return json({ ok: true, status: "up", version: ASM_VERSION });
-        if (verdict.kind === "shell") return shellPage((await islandBundle()).url);
-        const found = router.match(req.method, url.pathname);
-        if (!found) return jsonError(404, `no route for ${req.method} ${url.pathname}`);
-        let request = req;
-        if (req.method !== "GET" && req.method !== "HEAD") {
-          const limit = found.route.maxBodyBytes ?? DEFAULT_BODY_BYTES;
-          const bounded = await boundedBody(req, limit);
-          if (!(bounded instanceof Request)) {
-            log({ what: "request body refused", route: found.route.pattern, limit, read: bounded.over });
-            return jsonError(413, `a request to ${found.route.pattern} may carry at most ${limit} bytes`);
-          }
-          request = bounded;
-        }
-        if (found.route.heavy) {
-          if (heavy >= MAX_HEAVY) {
-            const busy = jsonError(503, `asm is busy with ${heavy} heavy requests; try again in a moment`);
-            busy.headers.set("retry-after", "1");
-            return busy;
-          }
-          heavy++;
-        }
+      handler: async (req, peer) => {
         try {
-          return await found.route.handle(request, context, found.params);
+          return await handle(req, peer);
         } catch (err) {
-          const message = errorText(err);
-          log({ what: "route failed", route: found.route.pattern, error: message });
-          return jsonError(500, message);
-        } finally {
-          if (found.route.heavy) heavy--;
+          // reading the request itself failed (its body cut short): that request fails, the server goes on
+          log({ what: "request failed", error: errorText(err) });
+          return jsonError(500, errorText(err));
         }
       },
+      ownersOf,
+      serverUid,
+      allowedUids: settings.allowedUids,
+      caps: connectionCaps(openFileLimit(readTextOrNull("/proc/self/limits"))),
+      log,
+      faults,
     });
   } catch (err) {
     // a port that is taken (or not ours to bind) leaves nothing behind: the lock and the ledger go back
@@ -279,7 +333,7 @@ export function startServer(options: ServerOptions): RunningServer {
     lock.release();
     throw err;
   }
-  port = server.addr.port;
+  port = server.port;
   lock.setPort(port);
   for (const task of tasks) task.start();
   log({ what: "listening", port, mode, pid: Deno.pid });
@@ -306,15 +360,22 @@ export function startServer(options: ServerOptions): RunningServer {
       // a followed transcript's stream never ends by itself: the shutdown would wait for it
       context.state.streams.closing.abort();
       await context.state.views.closeAll();
-      // a response a client never reads (its socket full) holds a graceful shutdown for ever: stop waiting
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([server.shutdown(), new Promise((r) => (timer = setTimeout(r, SHUTDOWN_WAIT_MS)))]);
-      clearTimeout(timer);
+      // a response a client never reads (its socket full) would hold a graceful shutdown for ever: stop waiting
+      await server.close(SHUTDOWN_WAIT_MS);
       ledger.close();
       lock.release();
       log({ what: "stopped", port });
     },
   };
+}
+
+/** A small kernel file's text, or null where there is none (not Linux). */
+function readTextOrNull(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** How long closing waits for the responses still being sent. */

@@ -9,6 +9,8 @@ import type { DrainHealth } from "../inbox/mod.ts";
 import type { ImportStatus } from "../history/mod.ts";
 import { isoAt, LEDGER_MIN_FREE_BYTES, type LedgerFileFacts, ledgerFileProblem } from "../ledger/mod.ts";
 import type { TaskStatus } from "./tasks.ts";
+import type { Fault } from "./faults.ts";
+import type { ConnectionCounts } from "./connections.ts";
 
 /** What the shell gathered. */
 export interface HealthFacts {
@@ -24,6 +26,8 @@ export interface HealthFacts {
   ledger: LedgerFileFacts & { freeBytes: number | null };
   /** the board: where it is, and the sweep's problem with it (null: none); absent where no board runs */
   board?: { location: string; problem: string | null };
+  /** what the machine does to the server itself (lib/server faults.ts) and its connections; absent: nothing */
+  server?: { log: Fault | null; accept: Fault | null; connections: ConnectionCounts | null };
 }
 
 /** What every part says. */
@@ -74,7 +78,24 @@ export interface HealthModel {
   /** each failing part's sentence, led by the part's name in plain words */
   problems: string[];
   checked_at: string;
-  parts: { drain: DrainPart; poll: PollPart; import: ImportPart; ledger: LedgerPart; board: BoardPart };
+  parts: {
+    drain: DrainPart;
+    poll: PollPart;
+    import: ImportPart;
+    ledger: LedgerPart;
+    board: BoardPart;
+    server: ServerPart;
+  };
+}
+
+/** The server itself: its own log, its connections. */
+export interface ServerPart extends HealthPart {
+  /** the log's fault while it lasts: since when (ISO) and how many lines were lost */
+  log_failing_since: string | null;
+  log_lines_lost: number;
+  /** the accepts' fault while it lasts */
+  accept_failing_since: string | null;
+  connections: ConnectionCounts | null;
 }
 
 /** The board the sweep keeps in step. */
@@ -89,6 +110,7 @@ export const PART_LABELS: Record<keyof HealthModel["parts"], string> = {
   import: "History import",
   ledger: "Ledger",
   board: "Board",
+  server: "Server",
 };
 
 /** A drain pass older than this (at least 30 s, or 10 of its intervals) means the drain has stopped. */
@@ -198,6 +220,29 @@ function ledgerPart(f: HealthFacts): LedgerPart {
   });
 }
 
+function serverPart(f: HealthFacts): ServerPart {
+  const { log = null, accept = null, connections = null } = f.server ?? {};
+  const problems: string[] = [];
+  if (log) {
+    problems.push(
+      `asm cannot write its log (server.log) since ${isoAt(log.since)}: ${log.error}; ${log.count} line(s) ` +
+        "lost so far. asm serves on and writes again by itself once the cause is gone (free some space)",
+    );
+  }
+  if (accept) {
+    problems.push(
+      `asm cannot accept new connections since ${isoAt(accept.since)}: ${accept.error}; it tries again ` +
+        "every second and takes them again by itself once descriptors are free",
+    );
+  }
+  return part(problems.length ? problems.join("; and ") : null, {
+    log_failing_since: log ? isoAt(log.since) : null,
+    log_lines_lost: log?.count ?? 0,
+    accept_failing_since: accept ? isoAt(accept.since) : null,
+    connections,
+  });
+}
+
 /** The model from the facts. Pure. */
 export function healthModel(facts: HealthFacts): HealthModel {
   const ledger = ledgerPart(facts);
@@ -208,6 +253,7 @@ export function healthModel(facts: HealthFacts): HealthModel {
     import: importPart(facts, refusal),
     board: part(facts.board?.problem ?? null, { location: facts.board?.location ?? null }),
     ledger,
+    server: serverPart(facts),
   };
   const problems: string[] = [];
   for (const [name, p] of Object.entries(parts) as [keyof typeof parts, HealthPart][]) {
@@ -226,7 +272,7 @@ export interface HealthRow {
 
 /** Each layer's row, in the order a terminal and `asm doctor` print them. */
 export function healthRows(model: HealthModel): HealthRow[] {
-  const { drain, poll, import: imp, ledger, board } = model.parts;
+  const { drain, poll, import: imp, ledger, board, server } = model.parts;
   const row = (part: keyof HealthModel["parts"], p: HealthPart, detail: string): HealthRow => ({
     part,
     label: PART_LABELS[part],
@@ -259,6 +305,14 @@ export function healthRows(model: HealthModel): HealthRow[] {
         (ledger.free_bytes === null ? "free space unknown" : `${mb(ledger.free_bytes)} free`),
     ),
     row("board", board, board.location ?? "no board here"),
+    row(
+      "server",
+      server,
+      server.connections
+        ? `${server.connections.open} connection(s) open (at most ${server.connections.caps.total}), ` +
+          `${server.connections.refused} of other users refused since the start`
+        : "log and connections ok",
+    ),
   ];
 }
 

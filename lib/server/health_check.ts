@@ -1,6 +1,7 @@
 /**
  * The health model's shell: gathers each layer's own report (the drain's health, the poll's and the import's
- * tasks, the import runner, the ledger watch's look) and hands them to the pure `healthModel`.
+ * tasks, the import runner, the ledger watch's look, the server's own faults) and hands them to the pure
+ * `healthModel`.
  * @module
  */
 import type { DrainState } from "../inbox/mod.ts";
@@ -8,6 +9,8 @@ import type { ImportRunner } from "../history/mod.ts";
 import { type HealthModel, healthModel } from "./health.ts";
 import type { LedgerWatch } from "./ledger_watch.ts";
 import type { TaskStatus } from "./tasks.ts";
+import type { ServerFaults } from "./faults.ts";
+import type { ConnectionCounts } from "./connections.ts";
 
 /** Where the facts come from (a subset of the server's context). */
 export interface HealthSources {
@@ -19,6 +22,9 @@ export interface HealthSources {
     board?: { location: string; problem: string | null };
   };
   tasks(): TaskStatus[];
+  /** the server's own faults (its log, its accepts); absent in a caller that has none */
+  faults?: ServerFaults;
+  connections?(): ConnectionCounts;
 }
 
 /** The health model now. */
@@ -34,5 +40,10 @@ export async function healthOf(sources: HealthSources): Promise<HealthModel> {
     board: sources.state.board
       ? { location: sources.state.board.location, problem: sources.state.board.problem }
       : undefined,
+    server: {
+      log: sources.faults?.current("log") ?? null,
+      accept: sources.faults?.current("accept") ?? null,
+      connections: sources.connections?.() ?? null,
+    },
   });
 }

@@ -257,5 +257,35 @@ Deno.test("health: the model prints as lines, one per part, with each problem's 
   const text = healthText(healthModel(facts));
   assert.match(text, /^asm has 1 problem\(s\):/);
   assert.match(text, /\n {2}Ledger +PROBLEM {2}the ledger file .* is read-only/);
-  assert.equal(text.split("\n").length, 6);
+  assert.equal(text.split("\n").length, 7, "a heading and one line for each of the six parts");
+});
+
+Deno.test("health: a log the disk refuses and accepts that fail name their cause, and pass once they clear", () => {
+  const facts = well();
+  facts.server = {
+    log: {
+      error: "the disk is full (No space left on device (os error 28))",
+      since: NOW - 30_000,
+      count: 12,
+    },
+    accept: {
+      error: "asm is out of file descriptors (Too many open files (os error 24))",
+      since: NOW,
+      count: 3,
+    },
+    connections: null,
+  };
+  const model = healthModel(facts);
+  assert.equal(model.ok, false);
+  assert.equal(model.problems.length, 1, "one part, the server's, with both sentences");
+  assert.match(
+    model.problems[0],
+    /^Server: asm cannot write its log \(server\.log\) since .*: the disk is full/,
+  );
+  assert.match(model.problems[0], /12 line\(s\) lost so far/);
+  assert.match(model.problems[0], /cannot accept new connections since .*out of file descriptors/);
+  assert.equal(model.parts.server.log_lines_lost, 12);
+  assert.equal(model.parts.server.log_failing_since, at(30_000));
+  facts.server = { log: null, accept: null, connections: null };
+  assert.equal(healthModel(facts).ok, true);
 });

@@ -28,6 +28,8 @@ export type { Service } from "./services.ts";
 export type { ServerState } from "./state.ts";
 export type { OneTimeCodes } from "./codes.ts";
 export type { TaskStatus } from "./tasks.ts";
+export { type ConnectionCounts, type Peer, peerUid } from "./connections.ts";
+export { type Fault, faultCause, ServerFaults } from "./faults.ts";
 export {
   type HealthFacts,
   type HealthModel,

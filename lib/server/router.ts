@@ -12,6 +12,8 @@ import type { FileReader } from "../files/mod.ts";
 import type { Settings } from "../config/mod.ts";
 import type { ServerState } from "./state.ts";
 import type { LogLine } from "../lang/mod.ts";
+import type { ServerFaults } from "./faults.ts";
+import type { ConnectionCounts, Peer } from "./connections.ts";
 
 /** What every handler and background service can reach. */
 export interface ServerContext {
@@ -34,6 +36,10 @@ export interface ServerContext {
   settings: Settings;
   /** what this server keeps between requests and ticks */
   state: ServerState;
+  /** what the machine does to the server itself (its log unwritable, accepts failing): the health names it */
+  faults: ServerFaults;
+  /** the connections served, refused, dropped and timed out (the health shows them) */
+  connections(): ConnectionCounts;
 }
 
 /** One route. */
@@ -41,7 +47,13 @@ export interface Route {
   method: "GET" | "POST";
   /** `/api/sessions/:id/end`: `:id` is captured into `params.id` */
   pattern: string;
-  handle(req: Request, ctx: ServerContext, params: Record<string, string>): Response | Promise<Response>;
+  /** `peer` is who opened the request's connection, as judged when it was accepted */
+  handle(
+    req: Request,
+    ctx: ServerContext,
+    params: Record<string, string>,
+    peer: Peer,
+  ): Response | Promise<Response>;
   /** the most bytes its body may carry (default 64 KiB); more is a 413 and is not read on */
   maxBodyBytes?: number;
   /** a request that reads transcripts or scans: only a few run at once, the rest get a 503 */

@@ -5,7 +5,8 @@
  * 1. **Host**: only `127.0.0.1:<port>` or `localhost:<port>` (a DNS-rebinding page names its own host).
  * 2. **The peer's uid** (Linux): the kernel's socket table names the local user that opened the connection; a uid
  *    other than the server's own (or one listed in config `allowed_uids`) is refused, with the uid named. A
- *    connection the table does not show is refused too (fail closed).
+ *    connection the table does not show is refused too (fail closed). This is asked as the connection is
+ *    accepted, before any of it is read (`connections.ts`), and again for each request.
  * 3. **The install token**, a second factor on every `/api/*` request, GET included, as `Authorization: Bearer`
  *    (a WebSocket sends it in `Sec-WebSocket-Protocol` as `asm.token.<token>`, with its Origin checked). No cookie
  *    carries it: cookies ignore ports, so every other service on 127.0.0.1 would receive it. The page gets it once
@@ -106,6 +107,26 @@ function sameOrigin(origin: string, port: number): boolean {
   return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }
 
+/**
+ * Why a connection opened by `owner` is refused, or null when its user may come in: the server's own uid, a uid
+ * config lets in, or a platform that cannot name the peer (its requests then need the token, {@link admit}).
+ * Asked once per connection as it is accepted (`connections.ts`), and again by {@link admit} for each request.
+ * Pure.
+ */
+export function peerRefusal(
+  owner: PeerOwner,
+  facts: { serverUid: number; allowedUids: readonly number[] },
+): string | null {
+  if (owner === "not found") {
+    return "asm could not tell which local user opened this connection, so it refuses it";
+  }
+  if (owner === "unknown" || owner.uid === facts.serverUid || facts.allowedUids.includes(owner.uid)) {
+    return null;
+  }
+  return `asm answers only to the user running it (uid ${facts.serverUid}); this connection came from ` +
+    `uid ${owner.uid}. To let that user in, add ${owner.uid} to allowed_uids in asm's config.toml`;
+}
+
 /** Decides one request. Pure. */
 export function admit(req: Request, facts: AdmissionFacts): Admission {
   const { port, owner } = facts;
@@ -116,23 +137,9 @@ export function admit(req: Request, facts: AdmissionFacts): Admission {
       message: "this server answers only to 127.0.0.1 and localhost on its own port",
     };
   }
-  if (owner === "not found") {
-    return {
-      kind: "refuse",
-      status: 403,
-      message: "asm could not tell which local user opened this connection, so it refuses it",
-    };
-  }
+  const refusal = peerRefusal(owner, facts);
+  if (refusal !== null) return { kind: "refuse", status: 403, message: refusal };
   const peerKnown = owner !== "unknown";
-  if (peerKnown && owner.uid !== facts.serverUid && !facts.allowedUids.includes(owner.uid)) {
-    return {
-      kind: "refuse",
-      status: 403,
-      message:
-        `asm answers only to the user running it (uid ${facts.serverUid}); this connection came from ` +
-        `uid ${owner.uid}. To let that user in, add ${owner.uid} to allowed_uids in asm's config.toml`,
-    };
-  }
   const path = new URL(req.url).pathname;
   const origin = req.headers.get("origin");
   const changes = req.method !== "GET" && req.method !== "HEAD";

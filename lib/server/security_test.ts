@@ -367,18 +367,23 @@ Deno.test("tokens compare in constant time and only when equal", () => {
   assert.equal(sameToken("b" + "a".repeat(63), TOKEN), false);
 });
 
-Deno.test("a one-time code works once, within its 60 s, and only codes minted here work", () => {
+Deno.test("a one-time code works once, within its 60 s, only for the user who asked, and only codes minted here work", () => {
   let now = 1_000_000;
   const codes = new OneTimeCodes(() => now);
-  const a = codes.mint();
+  const a = codes.mint(1000);
   assert.match(a.code, /^[A-Za-z0-9_-]{43}$/);
-  assert.equal(codes.redeem("nope"), false);
-  assert.equal(codes.redeem(a.code), true);
-  assert.equal(codes.redeem(a.code), false, "spent");
-  const b = codes.mint();
+  assert.equal(codes.redeem("nope", 1000), false);
+  assert.equal(codes.redeem(a.code, 1001), false, "another user cannot trade it");
+  assert.equal(codes.redeem(a.code, null), false, "nor a connection whose user is unknown");
+  assert.equal(codes.redeem(a.code, 1000), true, "another user's try did not spend it");
+  assert.equal(codes.redeem(a.code, 1000), false, "spent");
+  const b = codes.mint(1000);
   now += 60_001;
-  assert.equal(codes.redeem(b.code), false, "expired");
-  assert.equal(codes.redeem(42), false);
+  assert.equal(codes.redeem(b.code, 1000), false, "expired");
+  assert.equal(codes.redeem(42, 1000), false);
+  // where the platform cannot name users, the code alone is the credential
+  const c = codes.mint(null);
+  assert.equal(codes.redeem(c.code, 1234), true);
 });
 
 Deno.test("the running server: no cookie, no CORS, a token on every API call, and a code traded once", async () => {

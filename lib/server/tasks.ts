@@ -73,7 +73,10 @@ export class BackgroundTask {
 
   #schedule(delay: number): void {
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => this.#tick(), delay);
+    // nobody awaits a tick: one that threw past its own catch (its log failing) would end the whole server
+    this.#timer = setTimeout(() => {
+      this.#tick().catch((err) => (this.#status.last_error = errorText(err)));
+    }, delay);
   }
 
   async #tick(): Promise<void> {
