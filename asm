@@ -22,6 +22,8 @@ if [ -z "$deno_bin" ]; then
   fi
 fi
 export ASM_DENO="$deno_bin"
+# asm reaches nothing but 127.0.0.1: Deno's own check for a newer release would go out (through any proxy)
+DENO_NO_UPDATE_CHECK=1; export DENO_NO_UPDATE_CHECK
 # the folder the person ran ./asm from (commands like "launch" default to it); main.ts runs from the repo
 ASM_CALLER_CWD=$(pwd); export ASM_CALLER_CWD
 cd "$here"

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { asmHome as defaultAsmHome, type Env } from "../config/mod.ts";
 import { loadSettings } from "../config/settings.ts";
 import { currentHolder, type LockHolder } from "../server/lock.ts";
+import { directFetch } from "../server/client.ts";
 import { isSameProcess, listenerOn, pidsHolding } from "../procs/mod.ts";
 import { selfCommand, systemctlOf, UNIT_NAME } from "../install/autostart.ts";
 
@@ -223,7 +224,7 @@ export async function restartCli(options: RestartOptions = {}): Promise<number> 
       now !== null && now.mode === "serve" && now.pid !== before?.pid && listening !== null &&
       pidsHolding(listening.inode).includes(now.pid)
     ) {
-      const health = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null);
+      const health = await directFetch(port, "/api/health").catch(() => null);
       if (health?.ok) {
         await health.body?.cancel();
         say(

@@ -10,6 +10,7 @@ import { type HookEvent, isoAt, Ledger } from "../ledger/mod.ts";
 import { ASM_VERSION, harnessRoots, loadSettings, syncedRefusal } from "../config/mod.ts";
 import { loadAgents, orphanEventReason } from "../agents/mod.ts";
 import { acquireWriterLock, type WriterLock } from "./lock.ts";
+import { directFetch } from "./client.ts";
 import { BackgroundTask } from "./tasks.ts";
 import { createRouter, json, jsonError, type Route, type ServerContext } from "./router.ts";
 import { newServerState } from "./state.ts";
@@ -348,7 +349,7 @@ export function startServer(options: ServerOptions): RunningServer {
     api(path, init = {}) {
       const headers = new Headers(init.headers);
       headers.set("authorization", `Bearer ${token}`);
-      return fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers });
+      return directFetch(port, path, { ...init, headers });
     },
     drainNow,
     async close() {

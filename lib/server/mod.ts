@@ -23,7 +23,7 @@ export {
   type WriterLock,
 } from "./lock.ts";
 export { json, jsonError, type Route, type ServerContext } from "./router.ts";
-export { callServer, runningServer, type ServerAddress } from "./client.ts";
+export { callServer, directFetch, runningServer, type ServerAddress } from "./client.ts";
 export type { Service } from "./services.ts";
 export type { ServerState } from "./state.ts";
 export type { OneTimeCodes } from "./codes.ts";
