@@ -12,14 +12,19 @@ import { startServer } from "../lib/server/mod.ts";
 const NOBODY = 65534;
 
 /** Runs curl as uid 65534 once per request; the HTTP status of each, in order. */
-async function asNobody(requests: { method: string; url: string; headers?: Record<string, string> }[]) {
+async function asNobody(
+  requests: { method: string; url: string; headers?: Record<string, string>; body?: string }[],
+) {
   const dir = Deno.makeTempDirSync({ prefix: "asm-nobody-" });
   try {
     Deno.chmodSync(dir, 0o755);
     const lines = ["#!/bin/sh"];
     for (const r of requests) {
       const headers = Object.entries(r.headers ?? {}).map(([k, v]) => `-H '${k}: ${v}'`).join(" ");
-      const body = r.method === "POST" ? `-H 'content-type: application/json' --data '{}'` : "";
+      // the bodies are the test's own (JSON of base64url codes): nothing in them needs more than single quotes
+      const body = r.method === "POST"
+        ? `-H 'content-type: application/json' --data '${r.body ?? "{}"}'`
+        : "";
       lines.push(`curl -s -o /dev/null -w '%{http_code}\\n' -X ${r.method} ${headers} ${body} '${r.url}'`);
     }
     const script = join(dir, "requests.sh");
@@ -102,6 +107,33 @@ Deno.test({
         { method: "GET", url: `${server.url}/api/sessions` },
       ]);
       assert.deepEqual([page, api, tokenless], [200, 200, 401]);
+    } finally {
+      await server.close();
+      Deno.removeSync(home, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a code the owner asked for cannot be traded by a uid allowed_uids lets in, and the owner's trade still works",
+  ignore: Deno.uid() !== 0,
+  async fn() {
+    const home = Deno.makeTempDirSync({ prefix: "asm-other-uid-" });
+    Deno.writeTextFileSync(join(home, "config.toml"), `allowed_uids = [${NOBODY}]\n`);
+    const server = startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
+    try {
+      // as `asm open` asks: the owner's connection, with the token
+      const { code } = await (await server.api("/api/open-code", { method: "POST" })).json();
+      const trade = { method: "POST", url: `${server.url}/api/token`, headers: { origin: server.url } };
+      const [stolen] = await asNobody([{ ...trade, body: JSON.stringify({ code }) }]);
+      assert.equal(stolen, 403, "the allowed uid read the code but cannot trade it");
+      const own = await server.api("/api/token", {
+        method: "POST",
+        headers: { origin: server.url, "content-type": "application/json" },
+        body: JSON.stringify({ code }),
+      });
+      assert.deepEqual(await own.json(), { token: server.token }, "the other uid's try did not spend it");
     } finally {
       await server.close();
       Deno.removeSync(home, { recursive: true });
