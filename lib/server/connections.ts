@@ -32,6 +32,8 @@ export const IDLE_TIMEOUT_MS = 60_000;
 const MAX_REFUSING_PER_UID = 32;
 /** How long a refused connection is read on (what its client sent) before it is closed. */
 const REFUSAL_LINGER_MS = 1_000;
+/** How long an accepted connection may wait to be judged while the socket table cannot be read. */
+const LOOKUP_WAIT_MS = 10_000;
 /** The pauses after failed accepts: the first at once, then growing to a second. */
 const ACCEPT_PAUSES_MS = [10, 50, 100, 250, 500, 1000];
 
@@ -196,8 +198,10 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
   const counts = { refused: 0, dropped: 0, timed_out: 0 };
   let dropSpell = false;
   let closing = false;
-  const waiting: Deno.Conn[] = [];
+  /** connections accepted and not judged yet, with when they were accepted */
+  const waiting: { conn: Deno.Conn; at: number }[] = [];
   let judging = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   const acceptLoop = (async () => {
     let failures = 0;
@@ -223,8 +227,8 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
           since: new Date(spell.since).toISOString(),
         });
       }
-      waiting.push(conn);
-      if (!judging) judgeWaiting();
+      waiting.push({ conn, at: Date.now() });
+      if (!judging && retryTimer === undefined) judgeWaiting();
     }
   })();
 
@@ -235,22 +239,39 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
       while (waiting.length > 0) {
         const batch = waiting.splice(0);
         // over the cap, a connection is closed before the table is read for it: the cap protects that cost too
-        const inCap = batch.filter((conn) => {
+        const inCap = batch.filter((c) => {
           if (served.size < options.caps.total) return true;
-          drop(conn, `${served.size} connections are open, the most asm serves at once`);
+          drop(c.conn, `${served.size} connections are open, the most asm serves at once`);
           return false;
         });
         if (inCap.length === 0) continue;
-        const peers = inCap.map((conn) => conn.remoteAddr as Deno.NetAddr);
+        const peers = inCap.map((c) => c.conn.remoteAddr as Deno.NetAddr);
         let owners: PeerOwner[];
         try {
           owners = options.ownersOf(peers, port);
         } catch (err) {
-          // the table could not be read: nobody can be named, so nobody is let in (fail closed)
-          options.log({ what: "peer lookup failed", error: String(err) });
-          owners = peers.map(() => "not found" as const);
+          // the table could not be read (the process is out of file descriptors): the server's trouble, not
+          // the peers', so they wait to be judged once it can be read; nobody is let in unjudged (fail closed),
+          // and a connection that waited too long is refused
+          if (options.faults.failed("peers", err)) {
+            options.log({ what: "peer lookup failed", error: options.faults.current("peers")?.error });
+          }
+          const now = Date.now();
+          for (const c of inCap) {
+            if (now - c.at < LOOKUP_WAIT_MS) waiting.push(c);
+            else admit(c.conn, c.conn.remoteAddr as Deno.NetAddr, "not found");
+          }
+          if (waiting.length > 0 && retryTimer === undefined) {
+            retryTimer = setTimeout(() => {
+              retryTimer = undefined;
+              if (!judging && !closing) judgeWaiting();
+            }, 200);
+          }
+          return;
         }
-        inCap.forEach((conn, i) => admit(conn, peers[i], owners[i]));
+        const spell = options.faults.recovered("peers");
+        if (spell) options.log({ what: "peer lookup recovered", failed: spell.count });
+        inCap.forEach((c, i) => admit(c.conn, peers[i], owners[i]));
       }
     } finally {
       judging = false;
@@ -353,7 +374,8 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
       closing = true;
       listener.close();
       await acceptLoop;
-      for (const conn of waiting.splice(0)) closeQuietly(conn);
+      clearTimeout(retryTimer);
+      for (const { conn } of waiting.splice(0)) closeQuietly(conn);
       // idle connections at once; those answering a request finish it first, for at most `waitMs`
       for (const entry of served) if (!entry.busy) entry.http?.close();
       const all = Promise.all([...served].map((e) => e.done.catch(() => {})));

@@ -10,8 +10,11 @@
  */
 import { errorText } from "../lang/mod.ts";
 
-/** The server's own operations a fault can stop. */
-export type FaultKind = "log" | "accept";
+/**
+ * The server's own operations a fault can stop: writing its log, accepting connections, reading the kernel's
+ * socket table to tell who opened them.
+ */
+export type FaultKind = "log" | "accept" | "peers";
 
 /** One fault while it lasts. */
 export interface Fault {

@@ -27,7 +27,12 @@ export interface HealthFacts {
   /** the board: where it is, and the sweep's problem with it (null: none); absent where no board runs */
   board?: { location: string; problem: string | null };
   /** what the machine does to the server itself (lib/server faults.ts) and its connections; absent: nothing */
-  server?: { log: Fault | null; accept: Fault | null; connections: ConnectionCounts | null };
+  server?: {
+    log: Fault | null;
+    accept: Fault | null;
+    peers?: Fault | null;
+    connections: ConnectionCounts | null;
+  };
 }
 
 /** What every part says. */
@@ -221,7 +226,7 @@ function ledgerPart(f: HealthFacts): LedgerPart {
 }
 
 function serverPart(f: HealthFacts): ServerPart {
-  const { log = null, accept = null, connections = null } = f.server ?? {};
+  const { log = null, accept = null, peers = null, connections = null } = f.server ?? {};
   const problems: string[] = [];
   if (log) {
     problems.push(
@@ -233,6 +238,12 @@ function serverPart(f: HealthFacts): ServerPart {
     problems.push(
       `asm cannot accept new connections since ${isoAt(accept.since)}: ${accept.error}; it tries again ` +
         "every second and takes them again by itself once descriptors are free",
+    );
+  }
+  if (peers) {
+    problems.push(
+      `asm cannot read the kernel's socket table to tell who opened new connections since ` +
+        `${isoAt(peers.since)}: ${peers.error}; they wait (at most 10 s) and are served once it can`,
     );
   }
   return part(problems.length ? problems.join("; and ") : null, {

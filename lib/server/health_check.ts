@@ -43,6 +43,7 @@ export async function healthOf(sources: HealthSources): Promise<HealthModel> {
     server: {
       log: sources.faults?.current("log") ?? null,
       accept: sources.faults?.current("accept") ?? null,
+      peers: sources.faults?.current("peers") ?? null,
       connections: sources.connections?.() ?? null,
     },
   });

@@ -72,8 +72,13 @@ export class LedgerWatch {
     const folder = dirname(ledger.path);
     if (ledger.fileIdentities().opened !== null) {
       if (this.#probed === null || now() - this.#probed.at >= (this.#deps.probeEveryMs ?? 1500)) {
-        const answer = await (this.#deps.probe ?? probeWritable)(ledger.path, folder);
-        this.#probed = { at: now(), ...answer };
+        try {
+          const answer = await (this.#deps.probe ?? probeWritable)(ledger.path, folder);
+          this.#probed = { at: now(), ...answer };
+        } catch {
+          // no child could be started (the process is out of file descriptors): the last answer stands, and
+          // the server's own faults say why (lib/server faults.ts); the health must still answer
+        }
       }
     }
     // the identity after the probe's await: it is what the ledger checks before its next write
