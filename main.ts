@@ -91,6 +91,9 @@ async function serve(args: CommandArgs): Promise<number> {
     serverLogger(home)({ what: "serve failed to bind", port, error: why });
     return 1;
   }
+  // a daemon: an error nothing caught is logged once and the server goes on
+  const { keepServingThroughUncaught } = await import("./lib/server/mod.ts");
+  keepServingThroughUncaught(server.context.log);
   console.log(`asm is serving on ${server.url} (data folder ${home})`);
   // a one-time code only to a person at a terminal: a log or a pipe gets the plain address (then `asm open`)
   if (Deno.stdout.isTerminal()) {

@@ -382,6 +382,30 @@ function readTextOrNull(path: string): string | null {
   }
 }
 
+/**
+ * Keeps the serving process alive through an error nothing caught (a promise rejected with no handler, a throw
+ * in a timer): by default Deno ends the process for it, and with it the page and every status. Each distinct
+ * error is logged once with its stack, then the server goes on; installed by `asm serve` only (a test's
+ * unhandled error must still fail its test).
+ */
+export function keepServingThroughUncaught(log: Log): void {
+  const seen = new Set<string>();
+  const report = (what: string, err: unknown) => {
+    const error = errorText(err);
+    if (seen.has(error)) return;
+    if (seen.size < 100) seen.add(error);
+    log({ what, error, stack: err instanceof Error ? err.stack ?? null : null });
+  };
+  globalThis.addEventListener("unhandledrejection", (e) => {
+    e.preventDefault();
+    report("uncaught rejection kept the server up", e.reason);
+  });
+  globalThis.addEventListener("error", (e) => {
+    e.preventDefault();
+    report("uncaught error kept the server up", e.error);
+  });
+}
+
 /** How long closing waits for the responses still being sent. */
 const SHUTDOWN_WAIT_MS = 5000;
 

@@ -55,3 +55,27 @@ Deno.test("the server's log never throws: lines it cannot write are counted, and
     Deno.removeSync(home, { recursive: true });
   }
 });
+
+Deno.test("a serving process outlives an error nothing caught, and logs each one once", async () => {
+  const app = new URL("./app.ts", import.meta.url).href;
+  const source = `import { keepServingThroughUncaught } from ${JSON.stringify(app)};
+const lines = [];
+keepServingThroughUncaught((l) => lines.push(l));
+Promise.reject(new Error("a rejection nobody handled"));
+Promise.reject(new Error("a rejection nobody handled"));
+setTimeout(() => { throw new Error("a throw in a timer"); }, 10);
+setTimeout(() => { console.log(JSON.stringify(lines)); }, 300);
+`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    // evaluated in the checkout, as ./asm runs main.ts: its deno.json and node_modules resolve the imports
+    args: ["eval", "--quiet", "--node-modules-dir=manual", "--frozen", "--ext=ts", source],
+    cwd: new URL("../../", import.meta.url).pathname,
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const lines = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.deepEqual(lines.map((l: { what: string; error: string }) => [l.what, l.error]), [
+    ["uncaught rejection kept the server up", "a rejection nobody handled"],
+    ["uncaught error kept the server up", "a throw in a timer"],
+  ], "the process lived to print its log, one line per distinct error");
+});

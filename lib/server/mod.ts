@@ -6,6 +6,7 @@
 export {
   ensureDataFolder,
   harnessRoots,
+  keepServingThroughUncaught,
   MAX_HEAVY,
   registryOrphanReason,
   type RunningServer,
