@@ -91,7 +91,8 @@ Deno.test("a ledger whose writer was killed before a checkpoint gives its links 
       bindCard(ledger, { cardId: "c-1", asmId: "s-1", origin: "start", at: "${T0}" });
       bindCard(ledger, { cardId: "c-2", asmId: "s-2", origin: "start", at: "${T0}" });
       console.log("bound");
-      await new Promise(() => {});
+      // held open, never closed: only the kill ends it, as a server killed mid-run
+      await new Promise((r) => setTimeout(r, 60_000));
     `,
     ],
     stdout: "piped",
