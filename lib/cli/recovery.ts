@@ -1,12 +1,15 @@
 /**
  * `./asm health` (the running server's health model, printed) and `./asm rebuild` (the ledger restored from its
- * newest snapshot, the retained hook events replayed, the transcripts imported again). A rebuild replaces the
- * ledger file, so it refuses while a server runs; it holds the writer lock while it restores and replays, then
- * runs the import as `./asm import` does.
+ * newest snapshot, the retained hook events replayed, the board's card links restored, the transcripts imported
+ * again). A rebuild replaces the ledger file, so it refuses while a server runs; it holds the writer lock while it
+ * restores, replays and restores the links, then runs the import as `./asm import` does.
  * @module
  */
 import { join } from "node:path";
 import { asmHome as defaultAsmHome, type Env, harnessRoots } from "../config/paths.ts";
+import { loadSettings } from "../config/mod.ts";
+import type { BoardRead } from "../board/mod.ts";
+import { configuredOutliner } from "../reconcile/mod.ts";
 import { isoAt, Ledger } from "../ledger/mod.ts";
 import {
   acquireWriterLock,
@@ -17,7 +20,13 @@ import {
   registryOrphanReason,
   runningServer,
 } from "../server/mod.ts";
-import { replayProcessed, restoreNewestSnapshot, snapshotsDir } from "../recovery/mod.ts";
+import {
+  type CardLinkReport,
+  replayProcessed,
+  restoreCardLinks,
+  restoreNewestSnapshot,
+  snapshotsDir,
+} from "../recovery/mod.ts";
 import { type CliOutput, consoleOutput, importCli } from "./history.ts";
 import { errorText } from "../lang/mod.ts";
 
@@ -76,6 +85,90 @@ function inboxCount(home: string): number {
   }
 }
 
+/**
+ * The board as the next server will see it (config.toml's `[board]`, in its mode: `ASM_MODE=testing` forces
+ * testing, as it does for the server), read without writing anything: a board file that is not there is said,
+ * not made.
+ */
+function boardReader(home: string, env: Env): () => Promise<BoardRead> {
+  return async () => {
+    const loaded = loadSettings(home);
+    const forced = env.ASM_MODE === "testing";
+    if (!forced && loaded.refusal !== null) throw new Error(loaded.refusal);
+    const mode = forced ? "testing" : loaded.settings.mode;
+    const outliner = configuredOutliner(home, mode, loaded.settings.board);
+    if (typeof outliner === "string") throw new Error(outliner);
+    if (outliner.backend === "markdown" && !pathExists(outliner.location)) {
+      throw new Error(`there is no board file at ${outliner.location}`);
+    }
+    return await outliner.read({ fresh: true, create: false });
+  };
+}
+
+function pathExists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/** Up to five card ids, and how many more. */
+function someCards(ids: readonly string[]): string {
+  return ids.slice(0, 5).join(", ") + (ids.length > 5 ? ` and ${ids.length - 5} more` : "");
+}
+
+/** What a rebuild says of the card links: how many it restored, from where, how many it could not, and why. */
+export function cardLinkLines(report: CardLinkReport, snapshotAt: string | null): string[] {
+  const lines: string[] = [];
+  if (report.asideProblem !== null) {
+    lines.push(`the ledger set aside cannot give its card links: ${report.asideProblem}`);
+  }
+  if (report.source === null) {
+    const why = report.asideProblem === null
+      ? "no ledger was set aside"
+      : "the ledger set aside could not give them";
+    lines.push(`card links: none restored: there is no snapshot, and ${why}`);
+  } else {
+    const from = report.source === "aside"
+      ? "from the ledger set aside"
+      : `from the snapshot of ${snapshotAt}, their dropped and completed marks as the board shows the cards now`;
+    const launched = report.boundByLaunch.length;
+    const gone = report.notRestored.map((n) => n.cardId);
+    lines.push(
+      `card links: ${report.links.length} restored ${from}` +
+        (launched > 0 ? ` (${launched} bound to the session their card's launch made)` : "") +
+        (gone.length > 0
+          ? `; ${gone.length} not restored: their card is no longer on the board (${someCards(gone)})`
+          : "; 0 not restored"),
+    );
+  }
+  if (report.boardProblem !== null) {
+    lines.push(
+      `the board could not be read (${report.boardProblem}), so the links were restored without checking that ` +
+        "their cards are still on it",
+    );
+  }
+  if (report.source === "aside") return lines;
+  const lost = report.source === "snapshot"
+    ? `links made or changed after ${snapshotAt} cannot be restored`
+    : "links made before this rebuild cannot be restored";
+  const unlinked = report.unlinkedInProcess;
+  if (unlinked.length > 0) {
+    lines.push(
+      `${lost}: ${unlinked.length} card(s) in IN PROCESS have no session now (${
+        someCards(unlinked)
+      }); the next ` +
+        "pass gives each the live session whose title matches it, or drops it to SPRINT PLAN",
+    );
+  } else if (report.source === "snapshot") {
+    lines.push(lost + (report.boardProblem === null ? "; every card in IN PROCESS has its session" : ""));
+  }
+  return lines;
+}
+
 /** `./asm rebuild`: returns the exit code. */
 export async function rebuildCli(
   options: { asmHome?: string; env?: Env; out?: CliOutput } = {},
@@ -118,6 +211,14 @@ export async function rebuildCli(
           `${replay.unreadable} could not be used`,
       );
       for (const problem of replay.problems) say(`  ${problem}`);
+      const links = await restoreCardLinks({
+        ledger,
+        asidePath: restore.asideAs,
+        fromSnapshot: restore.snapshot !== null,
+        readBoard: boardReader(home, env),
+      });
+      const snapshotAt = restore.snapshot ? isoAt(restore.snapshot.takenAt) : null;
+      for (const line of cardLinkLines(links, snapshotAt)) say(line);
     } finally {
       ledger.close();
     }

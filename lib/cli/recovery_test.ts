@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hookEvent } from "../ledger/_test_utils.ts";
-import { type HookEvent, Ledger, openReadOnly } from "../ledger/mod.ts";
+import { bindCard, boardLinks, type HookEvent, Ledger, openReadOnly } from "../ledger/mod.ts";
 import { drainOnce } from "../inbox/mod.ts";
 import { importWorld, placeFixtures } from "../history/_test_utils.ts";
 import { takeSnapshot } from "../recovery/mod.ts";
@@ -100,5 +100,69 @@ Deno.test("./asm rebuild refuses while a server runs on the data folder", async 
   } finally {
     await server.close();
     Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("./asm rebuild with no snapshot and a damaged ledger restores no card link, and says what is lost", async () => {
+  const w = importWorld();
+  try {
+    Deno.writeTextFileSync(
+      join(w.asmHome, "board.testing.md"),
+      "## SPRINT PLAN ^asm-plan\n## IN PROCESS ^asm-process\n- Fix login ^c-live\n## COMPLETE ^asm-complete\n",
+    );
+    const s = hookEvent({ agent_session_id: "bound" });
+    w.ledger.applyEvent(s);
+    bindCard(w.ledger, {
+      cardId: "c-live",
+      asmId: s.asm_id,
+      origin: "start",
+      at: "2026-12-04T10:00:00.000Z",
+    });
+    w.ledger.close();
+    Deno.writeFileSync(join(w.asmHome, "ledger.sqlite"), new TextEncoder().encode("not a database at all"));
+    const lines: string[] = [];
+    const env = { ...w.env, ASM_MODE: "testing" };
+    assert.equal(await rebuildCli({ asmHome: w.asmHome, env, out: { line: (t) => lines.push(t) } }), 0);
+    const said = lines.join("\n");
+    assert.match(said, /the ledger set aside cannot give its card links: .* not a database/);
+    assert.match(
+      said,
+      /card links: none restored: there is no snapshot, and the ledger set aside could not give them\n/,
+    );
+    assert.match(
+      said,
+      /links made before this rebuild cannot be restored: 1 card\(s\) in IN PROCESS have no session now \(c-live\)/,
+    );
+  } finally {
+    Deno.removeSync(w.root, { recursive: true });
+  }
+});
+
+Deno.test("./asm rebuild with no board file restores the card links unchecked, and says so", async () => {
+  const w = importWorld();
+  try {
+    const s = hookEvent({ agent_session_id: "bound" });
+    w.ledger.applyEvent(s);
+    bindCard(w.ledger, { cardId: "c-1", asmId: s.asm_id, origin: "start", at: "2026-12-04T10:00:00.000Z" });
+    w.ledger.close();
+    const lines: string[] = [];
+    const env = { ...w.env, ASM_MODE: "testing" };
+    assert.equal(await rebuildCli({ asmHome: w.asmHome, env, out: { line: (t) => lines.push(t) } }), 0);
+    const said = lines.join("\n");
+    assert.match(said, /card links: 1 restored from the ledger set aside; 0 not restored\n/);
+    assert.match(
+      said,
+      /the board could not be read \(there is no board file at .*board\.testing\.md\), so the links were restored without checking that their cards are still on it/,
+    );
+    assert.deepEqual(
+      [...Deno.readDirSync(w.asmHome)].filter((e) => e.name.startsWith("board")),
+      [],
+      "no board file made",
+    );
+    const rebuilt = Ledger.open(join(w.asmHome, "ledger.sqlite"));
+    assert.deepEqual(boardLinks(rebuilt).map((l) => `${l.cardId}->${l.asmId}`), [`c-1->${s.asm_id}`]);
+    rebuilt.close();
+  } finally {
+    Deno.removeSync(w.root, { recursive: true });
   }
 });

@@ -1,6 +1,6 @@
 /**
- * Test helpers for the drain: a scratch home with a ledger, event files, and the special entries an inbox can
- * hold (a FIFO, a name that is not UTF-8), which Deno cannot make itself.
+ * Test helpers for the drain: a scratch home with a ledger, event files, the special entries an inbox can hold (a
+ * FIFO, a name that is not UTF-8), which Deno cannot make itself, and a folder no file can be moved into.
  * @module
  */
 import assert from "node:assert/strict";
@@ -65,4 +65,24 @@ export function namesIn(folder: string): string[] {
     if (err instanceof Deno.errors.NotFound) return [];
     throw err;
   }
+}
+
+/**
+ * Makes `folder` a place nothing can be moved into, for this process: root ignores modes, so for root it is made
+ * immutable (`chattr +i`, which binds root too); anyone else gets mode 0500. Returns the undo (safe to call twice).
+ */
+export function makeUnwritable(folder: string): () => void {
+  if (Deno.uid() !== 0) {
+    Deno.chmodSync(folder, 0o500);
+    return () => Deno.chmodSync(folder, 0o700);
+  }
+  const set = new Deno.Command("chattr", { args: ["+i", folder] }).outputSync();
+  assert.equal(
+    set.code,
+    0,
+    `chattr +i failed (this test needs it as root): ${new TextDecoder().decode(set.stderr)}`,
+  );
+  return () => {
+    new Deno.Command("chattr", { args: ["-i", folder] }).outputSync();
+  };
 }

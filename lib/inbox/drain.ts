@@ -5,12 +5,15 @@
  *
  * Every file is on its own: one the drain cannot read, parse or move never stops the pass. It goes to `rejected/`
  * with one `server.log` line naming it and why, or, when even that move fails, its name is remembered and skipped
- * from then on (one line). Only a regular `*.json` file is ever opened, through the no-follow, non-blocking open
- * of lib/files; a link, a folder, a FIFO or a name that is not UTF-8 is moved aside as the entry it is.
+ * (one line). A skipped name is not given up on: its cause (a folder made unwritable, a file where `processed/`
+ * should be) is often fixed by hand while the server runs, so each pass tries a few skipped names again, the
+ * least recently tried first, and one line says when one finally goes through. Only a regular `*.json` file is
+ * ever opened, through the no-follow, non-blocking open of lib/files; a link, a folder, a FIFO or a name that is
+ * not UTF-8 is moved aside as the entry it is.
  * @module
  */
 import { join } from "node:path";
-import { BadEventError, type HookEvent, Ledger, LedgerError, parseEvent } from "../ledger/mod.ts";
+import { BadEventError, type HookEvent, isoAt, Ledger, LedgerError, parseEvent } from "../ledger/mod.ts";
 import { RefusedFile } from "../files/mod.ts";
 import { type Clock, errorText, type Log, type LogLine } from "../lang/mod.ts";
 import { type DrainIo, type InboxEntry, REAL_DRAIN_IO } from "./io.ts";
@@ -26,10 +29,37 @@ export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_EVENT_FILE_BYTES = MAX_PAYLOAD_BYTES + 256 * 1024;
 
+/**
+ * Skipped names that fail again when tried, per pass, before the pass stops trying them: while the cause lasts,
+ * a thousand skipped names cost each pass this many failed renames, not a thousand; once it is gone, every
+ * skipped name goes through in one pass (up to the batch), since a success does not count.
+ */
+export const SKIPPED_RETRY_FAILURES = 4;
+
+/** A name the drain could not move aside: why, and what a later pass tries with it. */
+export interface SkippedName {
+  /** why it is skipped, as the log and the health say it (with the latest failure of its move) */
+  why: string;
+  /**
+   * what a later pass tries: `processed`, the move to `processed/<date>/` of a file whose event is stored;
+   * `rejected`, the move to `rejected/`; null, nothing (a name that is not UTF-8, which asm cannot move at all)
+   */
+  retry: "processed" | "rejected" | null;
+  /** why it is being rejected (`rejected`), kept while the move's own failure changes */
+  rejectedFor: string | null;
+  /** the stored event's id (`processed`): the move is made only while the ledger holds it */
+  eventId: string | null;
+  /** when it was first skipped (epoch ms) */
+  since: number;
+}
+
 /** What the drain keeps between passes (the server keeps one in its state). */
 export interface DrainState extends DrainMemory {
-  /** names that could not even be moved aside, and why: skipped from then on, forgotten once gone */
-  remembered: Map<string, string>;
+  /**
+   * names that could not be moved aside, least recently tried first: each pass tries a few again, and a name is
+   * forgotten once it went through or is gone
+   */
+  remembered: Map<string, SkippedName>;
   /** the last pass-wide error logged, so the same one is not logged again every 2 s */
   lastLogged: string | null;
 }
@@ -77,8 +107,10 @@ export interface DrainReport {
   rejected: number;
   /** files whose event the ledger could not write (a full disk): left in the inbox for the next pass */
   write_failed: number;
-  /** names newly skipped for good: not even a move aside worked */
+  /** names newly skipped: not even a move aside worked */
   remembered: number;
+  /** skipped names that went through this pass (moved to `processed/` or `rejected/`, or applied) */
+  recovered: number;
   /** files waiting in the inbox at the end of the pass */
   backlog: number;
 }
@@ -101,7 +133,8 @@ export function drainOnce(deps: DrainDeps): DrainReport {
   const state = deps.state ?? newDrainState();
   const now = deps.now ?? Date.now;
   const inbox = join(deps.asmHome, "inbox");
-  const processed = join(deps.asmHome, "processed", new Date(now()).toISOString().slice(0, 10));
+  const day = new Date(now()).toISOString().slice(0, 10);
+  const processed = join(deps.asmHome, "processed", day);
   const rejected = join(deps.asmHome, "rejected");
   const report: DrainReport = {
     listed: 0,
@@ -112,6 +145,7 @@ export function drainOnce(deps: DrainDeps): DrainReport {
     rejected: 0,
     write_failed: 0,
     remembered: 0,
+    recovered: 0,
     backlog: 0,
   };
 
@@ -128,11 +162,25 @@ export function drainOnce(deps: DrainDeps): DrainReport {
 
   // what is still in the inbox as the pass goes: the backlog is what is left at its end
   const waiting = new Set<string>();
-  const remember = (name: string, why: string) => {
-    state.remembered.set(name, why);
+  // names of this pass that were skipped before (tried again, or back in the pass to be read as any file), and
+  // when each was first skipped: the line that says one went through is written once, and a skip is not said twice
+  const skippedBefore = new Map<string, number>();
+  const remember = (name: string, skipped: Omit<SkippedName, "since">) => {
+    const since = skippedBefore.get(name);
+    state.remembered.set(name, { ...skipped, since: since ?? now() });
     waiting.delete(name);
-    deps.log({ what: "drain skips file", file: name, why: `${why}; asm skips it from now on` });
+    if (since !== undefined) return; // said when it was first skipped
+    const next = skipped.retry === null
+      ? "asm skips it until it is gone"
+      : "asm tries again on later passes and says so when it goes through";
+    deps.log({ what: "drain skips file", file: name, why: `${skipped.why}; ${next}` });
     report.remembered++;
+  };
+  const tookSkipped = (name: string, to: string) => {
+    const since = skippedBefore.get(name);
+    if (since === undefined) return;
+    deps.log({ what: "drain took skipped file", file: name, to, skipped_since: isoAt(since) });
+    report.recovered++;
   };
   const reject = (name: string, why: string) => {
     deps.failures.delete(name);
@@ -140,12 +188,13 @@ export function drainOnce(deps: DrainDeps): DrainReport {
     try {
       movedAs = io.move(join(inbox, name), rejected, name);
     } catch (err) {
-      remember(name, `${why}, and it could not be moved to rejected/: ${errorText(err)}`);
+      remember(name, { why: rejectedWhy(why, err), retry: "rejected", rejectedFor: why, eventId: null });
       return;
     }
     waiting.delete(name);
     deps.log({ what: "rejected", file: name, why, ...(movedAs === name ? {} : { as: movedAs }) });
     report.rejected++;
+    tookSkipped(name, `rejected/${movedAs}`);
   };
   const fail = (name: string, why: string) => {
     const count = (deps.failures.get(name) ?? 0) + 1;
@@ -159,18 +208,35 @@ export function drainOnce(deps: DrainDeps): DrainReport {
   for (const name of state.remembered.keys()) if (!listedNames.has(name)) state.remembered.delete(name);
   for (const name of deps.failures.keys()) if (!listedNames.has(name)) deps.failures.delete(name);
 
+  // the skipped names whose cause may have gone since (a folder fixed by hand): tried again, least recently
+  // tried first, until SKIPPED_RETRY_FAILURES of them fail again
+  const retried = retrySkipped(state, {
+    tries: deps.batch ?? 2000,
+    stored: (eventId) => deps.ledger.hasEvent(eventId),
+    move: (name, to) => io.move(join(inbox, name), to === "processed" ? processed : rejected, name),
+  });
+  for (const { name, since } of [...retried.readmitted, ...retried.moved]) skippedBefore.set(name, since);
+  for (const { name, to, movedAs } of retried.moved) {
+    if (to === "rejected") report.rejected++;
+    tookSkipped(name, to === "processed" ? `processed/${day}/${movedAs}` : `rejected/${movedAs}`);
+  }
+  const moved = new Set(retried.moved.map((m) => m.name));
+
   const files: InboxEntry[] = [];
   for (const entry of entries) {
     // never a .tmp: the hook renames a file into place only when it is complete
-    if (entry.name.endsWith(".tmp") || state.remembered.has(entry.name)) continue;
+    if (entry.name.endsWith(".tmp") || state.remembered.has(entry.name) || moved.has(entry.name)) continue;
     waiting.add(entry.name);
     if (entry.kind === "file" && entry.name.endsWith(".json")) files.push(entry);
     else if (entry.kind === "unnameable") {
       report.listed++;
-      remember(
-        entry.name,
-        "its name is not valid UTF-8, so asm cannot name it to move it aside; remove it by hand (`ls -b` shows it)",
-      );
+      remember(entry.name, {
+        why: "its name is not valid UTF-8, so asm cannot name it to move it aside; remove it by hand " +
+          "(`ls -b` shows it)",
+        retry: null,
+        rejectedFor: null,
+        eventId: null,
+      });
     } else {
       report.listed++;
       // moved as the entry it is (rename never follows a link), never opened
@@ -224,13 +290,21 @@ export function drainOnce(deps: DrainDeps): DrainReport {
       continue;
     }
     deps.failures.delete(name);
+    let movedAs: string;
     try {
-      io.move(join(inbox, name), processed, name);
+      movedAs = io.move(join(inbox, name), processed, name);
       waiting.delete(name);
     } catch (err) {
       // its event is stored: rejected/ would say it was not, and a re-read each pass would only find a duplicate
-      remember(name, `its event is stored, but the file could not be moved to processed/: ${errorText(err)}`);
+      remember(name, {
+        why: processedWhy(err),
+        retry: "processed",
+        rejectedFor: null,
+        eventId: event.event_id,
+      });
+      continue;
     }
+    tookSkipped(name, `processed/${day}/${movedAs}`);
   }
 
   report.backlog = waiting.size;
@@ -239,7 +313,7 @@ export function drainOnce(deps: DrainDeps): DrainReport {
     error = `the ledger could not store ${report.write_failed} event(s), first ${writeError.file}: ` +
       `${writeError.error}; they stay in the inbox for the next pass`;
   } else if (state.remembered.size > 0) {
-    const [name, why] = state.remembered.entries().next().value!;
+    const [name, { why }] = state.remembered.entries().next().value!;
     error = `${state.remembered.size} name(s) in the inbox are skipped because they could not be moved, ` +
       `first ${name}: ${why}`;
   }
@@ -261,6 +335,65 @@ export function drainOnce(deps: DrainDeps): DrainReport {
     });
   } else state.lastLogged = null;
   return report;
+}
+
+/** Why a file whose event is stored is skipped. */
+function processedWhy(err: unknown): string {
+  return `its event is stored, but the file could not be moved to processed/: ${errorText(err)}`;
+}
+
+/** Why a file being rejected is skipped: the reason it was rejected, then why the move failed. */
+function rejectedWhy(why: string, err: unknown): string {
+  return `${why}, and it could not be moved to rejected/: ${errorText(err)}`;
+}
+
+/** What {@link retrySkipped} may do. */
+interface RetryOps {
+  /** moves at most this many */
+  tries: number;
+  /** whether the ledger holds this event */
+  stored(eventId: string): boolean;
+  /** moves the inbox's `name` into `processed/<date>/` or `rejected/`; returns the name it got there */
+  move(name: string, to: "processed" | "rejected"): string;
+}
+
+/** What {@link retrySkipped} did: names moved, and names put back in the pass to be read as any file. */
+interface Retried {
+  moved: { name: string; to: "processed" | "rejected"; movedAs: string; since: number }[];
+  readmitted: { name: string; since: number }[];
+}
+
+/**
+ * Tries the skipped names again, least recently tried first: a stored event's file is moved to processed/ (not
+ * read again: its event went in), a file being rejected to rejected/. One whose event the ledger no longer holds
+ * is put back in the pass, to be read and applied as usual. A name whose move fails again goes to the back of
+ * the line with the move's new cause; after {@link SKIPPED_RETRY_FAILURES} such failures the pass stops trying.
+ * A name that is not UTF-8 is never tried: asm cannot name it.
+ */
+function retrySkipped(state: DrainState, ops: RetryOps): Retried {
+  const out: Retried = { moved: [], readmitted: [] };
+  let failuresLeft = SKIPPED_RETRY_FAILURES;
+  let tries = ops.tries;
+  for (const [name, skipped] of [...state.remembered]) {
+    if (failuresLeft === 0 || tries === 0) break;
+    const to = skipped.retry;
+    if (to === null) continue;
+    tries--;
+    state.remembered.delete(name);
+    if (to === "processed" && !ops.stored(skipped.eventId!)) {
+      out.readmitted.push({ name, since: skipped.since });
+      continue;
+    }
+    try {
+      out.moved.push({ name, to, movedAs: ops.move(name, to), since: skipped.since });
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) continue; // removed by hand since the listing: forgotten
+      failuresLeft--;
+      const why = to === "processed" ? processedWhy(err) : rejectedWhy(skipped.rejectedFor!, err);
+      state.remembered.set(name, { ...skipped, why });
+    }
+  }
+  return out;
 }
 
 /** How a read ended badly: rejected at once (it will not get better) or failed (retried once). */

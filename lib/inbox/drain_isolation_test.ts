@@ -1,8 +1,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hookEvent } from "../ledger/_test_utils.ts";
-import { type DrainIo, drainOnce, MAX_EVENT_FILE_BYTES, MAX_PAYLOAD_BYTES, REAL_DRAIN_IO } from "./mod.ts";
-import { drainHome, makeFifo, makeNonUtf8Name, namesIn, putEvent } from "./_test_utils.ts";
+import { Ledger } from "../ledger/mod.ts";
+import {
+  type DrainIo,
+  drainOnce,
+  MAX_EVENT_FILE_BYTES,
+  MAX_PAYLOAD_BYTES,
+  REAL_DRAIN_IO,
+  SKIPPED_RETRY_FAILURES,
+} from "./mod.ts";
+import { drainHome, makeFifo, makeNonUtf8Name, makeUnwritable, namesIn, putEvent } from "./_test_utils.ts";
 
 /** The real file system, with every read written down (what was asked, what came back). */
 function recordingIo(before?: (path: string) => void) {
@@ -19,14 +27,36 @@ function recordingIo(before?: (path: string) => void) {
   return { io, reads };
 }
 
-function goodEvents(home: string, n: number): void {
+function goodEvents(home: string, n: number): string[] {
+  const names: string[] = [];
   for (let i = 0; i < n; i++) {
     const e = hookEvent({
       agent_session_id: `isolated-${i}`,
-      ts: `2026-11-29T22:00:${String(i).padStart(2, "0")}.000Z`,
+      ts: new Date(Date.UTC(2026, 10, 29, 22, 0, 0, i)).toISOString(),
     });
     putEvent(home, `${e.event_id}.json`, e);
+    names.push(`${e.event_id}.json`);
   }
+  return names.sort();
+}
+
+/** The real file system, with every move written down (the entry's name, the folder, and whether it went). */
+function movingIo() {
+  const moves: { name: string; folder: string; ok: boolean }[] = [];
+  const io: DrainIo = {
+    ...REAL_DRAIN_IO,
+    move(from, folder, name) {
+      try {
+        const got = REAL_DRAIN_IO.move(from, folder, name);
+        moves.push({ name, folder, ok: true });
+        return got;
+      } catch (err) {
+        moves.push({ name, folder, ok: false });
+        throw err;
+      }
+    },
+  };
+  return { io, moves };
 }
 
 Deno.test("a file swapped for a FIFO between the listing and the open is moved aside, and the pass goes on", () => {
@@ -120,8 +150,10 @@ Deno.test("links, FIFOs, folders, a name that is not UTF-8 and oversized files n
   assert.equal(w.state.health.remembered, 1);
   assert.equal(w.state.health.rejected_total, 6);
   assert.match(w.state.health.last_error!, /not valid UTF-8/);
-  const again = drainOnce({ ...w.deps, io });
+  const moving = movingIo();
+  const again = drainOnce({ ...w.deps, io: moving.io });
   assert.equal(again.listed, 0);
+  assert.deepEqual(moving.moves, [], "a name asm cannot name is never tried again");
   assert.equal(w.lines.length, lines.length);
   // removed by hand: forgotten, and the drain is well again
   new Deno.Command("sh", { args: ["-c", 'rm -f "$1"/bad*.json', "sh", w.inbox] }).outputSync();
@@ -256,5 +288,148 @@ Deno.test("an inbox that cannot be listed fails the pass once in the log and in 
   assert.match(w.state.health.last_error!, /cannot list .*permission denied/);
   drainOnce(w.deps);
   assert.equal(w.state.health.ok, true);
+  w.cleanup();
+});
+
+Deno.test("a stored event whose processed/<date> could not be written goes there on a later pass once it can, without a restart", () => {
+  const w = drainHome();
+  const deps = { ...w.deps, now: () => Date.parse("2026-12-04T10:00:00.000Z") };
+  const day = join(w.home, "processed", "2026-12-04");
+  Deno.mkdirSync(day, { recursive: true });
+  const fix = makeUnwritable(day);
+  try {
+    const names = goodEvents(w.home, 3);
+    const first = drainOnce(deps);
+    assert.equal(first.applied, 3);
+    assert.equal(first.remembered, 3);
+    assert.equal(w.state.health.ok, false);
+    assert.match(w.state.health.last_error!, /3 name\(s\).*could not be moved to processed\//);
+    // still unwritable: tried again without a word, and never applied twice
+    const second = drainOnce(deps);
+    assert.deepEqual([second.listed, second.applied, second.duplicates, second.recovered], [0, 0, 0, 0]);
+    assert.deepEqual(namesIn(w.inbox), names);
+    const skips = w.lines.filter((l) => l.what === "drain skips file");
+    assert.equal(skips.length, 3, "one line each, when first skipped");
+    assert.match(String(skips[0].why), /tries again on later passes/);
+
+    fix();
+    const third = drainOnce(deps);
+    assert.equal(third.recovered, 3);
+    assert.deepEqual(namesIn(w.inbox), []);
+    assert.deepEqual(namesIn(day), names);
+    assert.equal(w.ledger.counts().events, 3, "each event once");
+    const took = w.lines.filter((l) => l.what === "drain took skipped file");
+    assert.deepEqual(took.map((l) => l.file).sort(), names);
+    assert.equal(took[0].to, `processed/2026-12-04/${took[0].file}`);
+    assert.equal(took[0].skipped_since, "2026-12-04T10:00:00.000Z");
+    // the health is green by itself
+    assert.equal(w.state.health.ok, true);
+    assert.equal(w.state.health.remembered, 0);
+    assert.equal(w.state.health.last_error, null);
+    const quiet = w.lines.length;
+    drainOnce(deps);
+    assert.equal(w.lines.length, quiet, "nothing more to say");
+  } finally {
+    fix();
+    w.cleanup();
+  }
+});
+
+Deno.test("a skipped file whose event the ledger no longer holds is read and applied again before it is moved", () => {
+  const w = drainHome();
+  const deps = { ...w.deps, now: () => Date.parse("2026-12-04T10:00:00.000Z") };
+  const day = join(w.home, "processed", "2026-12-04");
+  Deno.mkdirSync(day, { recursive: true });
+  const fix = makeUnwritable(day);
+  const other = Ledger.open(join(w.home, "other.sqlite"));
+  try {
+    const [name] = goodEvents(w.home, 1);
+    assert.equal(drainOnce(deps).remembered, 1);
+    fix();
+    // another ledger, one that never took the event (a ledger put back from a copy)
+    const report = drainOnce({ ...deps, ledger: other });
+    assert.deepEqual([report.applied, report.recovered], [1, 1]);
+    assert.equal(other.counts().events, 1);
+    assert.deepEqual(namesIn(day), [name]);
+    assert.equal(w.lines.filter((l) => l.what === "drain skips file").length, 1);
+    assert.deepEqual(w.lines.filter((l) => l.what === "drain took skipped file").map((l) => l.to), [
+      `processed/2026-12-04/${name}`,
+    ]);
+    assert.equal(w.state.health.ok, true);
+  } finally {
+    fix();
+    other.close();
+    w.cleanup();
+  }
+});
+
+Deno.test("files that could not be moved to rejected/ (a file stood where the folder goes) go there once it is a folder again", () => {
+  const w = drainHome();
+  goodEvents(w.home, 2);
+  Deno.writeTextFileSync(join(w.home, "rejected"), "not a folder");
+  Deno.writeTextFileSync(join(w.inbox, "notes.txt"), "not an event");
+  putEvent(w.home, "broken.json", "{not json");
+  drainOnce(w.deps); // notes.txt skipped at once; broken.json's first failure is retried
+  drainOnce(w.deps); // broken.json skipped
+  assert.equal(w.ledger.counts().events, 2);
+  assert.deepEqual(namesIn(w.inbox), ["broken.json", "notes.txt"]);
+  assert.equal(w.state.health.remembered, 2);
+  assert.match(
+    w.state.health.last_error!,
+    /notes\.txt: its name does not end in \.json, and it could not be moved/,
+  );
+  drainOnce(w.deps);
+  assert.equal(w.lines.filter((l) => l.what === "drain skips file").length, 2);
+
+  Deno.removeSync(join(w.home, "rejected"));
+  const fixed = drainOnce(w.deps);
+  assert.equal(fixed.recovered, 2);
+  assert.equal(fixed.rejected, 2);
+  assert.deepEqual(namesIn(join(w.home, "rejected")), ["broken.json", "notes.txt"]);
+  assert.deepEqual(namesIn(w.inbox), []);
+  const took = w.lines.filter((l) => l.what === "drain took skipped file");
+  assert.deepEqual(took.map((l) => [l.file, l.to]).sort(), [
+    ["broken.json", "rejected/broken.json"],
+    ["notes.txt", "rejected/notes.txt"],
+  ]);
+  assert.equal(w.state.health.ok, true);
+  assert.equal(w.state.health.rejected_total, 2);
+  w.cleanup();
+});
+
+Deno.test("a thousand skipped names cost a pass a few tries while their cause lasts, and all go through in one pass after", () => {
+  const w = drainHome();
+  const names = goodEvents(w.home, 1000);
+  // a file where processed/ goes: no date folder can be made in it
+  Deno.writeTextFileSync(join(w.home, "processed"), "not a folder");
+  const { io, moves } = movingIo();
+  const deps = { ...w.deps, io };
+  assert.equal(drainOnce(deps).remembered, 1000);
+  assert.equal(w.lines.filter((l) => l.what === "drain skips file").length, 1000);
+
+  const tried: string[][] = [];
+  for (let pass = 0; pass < 3; pass++) {
+    moves.length = 0;
+    const started = performance.now();
+    const report = drainOnce(deps);
+    const ms = performance.now() - started;
+    assert.equal(report.listed, 0);
+    assert.equal(moves.length, SKIPPED_RETRY_FAILURES, `pass ${pass}: ${moves.length} moves tried`);
+    assert.ok(ms < 200, `a pass over 1000 skipped names stays short (${Math.round(ms)} ms)`);
+    tried.push(moves.map((m) => m.name));
+  }
+  // least recently tried first: each pass tries other names than the pass before
+  assert.equal(new Set(tried.flat()).size, 3 * SKIPPED_RETRY_FAILURES);
+  assert.equal(w.lines.length, 1000, "a failed try again is not logged");
+
+  Deno.removeSync(join(w.home, "processed"));
+  moves.length = 0;
+  const fixed = drainOnce(deps);
+  assert.equal(fixed.recovered, 1000);
+  assert.equal(moves.filter((m) => m.ok).length, 1000);
+  assert.deepEqual(namesIn(w.inbox), []);
+  assert.equal(w.ledger.counts().events, 1000);
+  assert.equal(w.state.health.ok, true);
+  assert.equal(names.length, 1000);
   w.cleanup();
 });

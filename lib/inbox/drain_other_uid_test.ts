@@ -23,17 +23,27 @@ function canRun(): boolean {
   }
 }
 
-/** The child: one drain with its state, twice, as the server would run two passes; prints what happened. */
+/**
+ * The child: one drain with its state, twice, as the server would run two passes; prints what happened. Given a
+ * second argument (a path), it then writes \`<path>.ready\` and waits for the path to appear before a third pass
+ * in the same process: the parent fixes the cause in between, as a person would while the server runs.
+ */
 const CHILD = `
 import { join } from "node:path";
 import { drainOnce, newDrainState } from "./lib/inbox/mod.ts";
 import { Ledger } from "./lib/ledger/mod.ts";
-const home = Deno.args[0];
+const [home, fixed] = Deno.args;
 const ledger = Ledger.open(join(home, "ledger.sqlite"));
 const lines = [];
 const state = newDrainState();
 const deps = { asmHome: home, ledger, log: (l) => lines.push(l), failures: new Map(), state };
 const passes = [drainOnce(deps), drainOnce(deps)];
+if (fixed) {
+  Deno.writeTextFileSync(fixed + ".ready", "");
+  const seen = () => { try { Deno.statSync(fixed); return true; } catch { return false; } };
+  for (let i = 0; i < 300 && !seen(); i++) await new Promise((r) => setTimeout(r, 50));
+  passes.push(drainOnce(deps));
+}
 console.log(JSON.stringify({ uid: Deno.uid(), passes, lines, health: state.health, events: ledger.counts().events }));
 ledger.close();
 `;
@@ -75,9 +85,21 @@ function otherUidWorld() {
   return {
     home,
     inbox: join(home, "inbox"),
-    async drain(): Promise<ChildResult> {
-      const out = await new Deno.Command("setpriv", {
-        args: [...SETPRIV, deno, "run", "-A", "--no-config", "--no-lock", join(code, "child.ts"), home],
+    /** Runs the child; with `between`, calls it after the child's second pass and before its third. */
+    async drain(between?: () => void): Promise<ChildResult> {
+      const fixed = join(root, "fixed");
+      const child = new Deno.Command("setpriv", {
+        args: [
+          ...SETPRIV,
+          deno,
+          "run",
+          "-A",
+          "--no-config",
+          "--no-lock",
+          join(code, "child.ts"),
+          home,
+          ...(between ? [fixed] : []),
+        ],
         cwd: root,
         env: {
           PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -87,13 +109,32 @@ function otherUidWorld() {
         },
         clearEnv: true,
         stdin: "null",
-      }).output();
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      if (between) {
+        for (let i = 0; i < 600 && !exists(`${fixed}.ready`); i++) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        between();
+        Deno.writeTextFileSync(fixed, "");
+      }
+      const out = await child.output();
       const stderr = new TextDecoder().decode(out.stderr);
       assert.equal(out.code, 0, `the drain as uid ${NOBODY} failed: ${stderr}`);
       return JSON.parse(new TextDecoder().decode(out.stdout));
     },
     cleanup: () => Deno.removeSync(root, { recursive: true }),
   };
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function run(cmd: string, args: string[]): void {
@@ -174,6 +215,39 @@ Deno.test({
       assert.match(String(result.health.last_error), /20 name\(s\)/);
       assert.equal(namesIn(w.inbox).length, 20);
       assert.deepEqual(namesIn(join(w.home, "rejected")), []);
+    } finally {
+      w.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "files the drain's uid could not move to processed/ go there once the folder is made its own, in the same process",
+  ignore: !canRun(),
+  async fn() {
+    const w = otherUidWorld();
+    try {
+      twentyEvents(w.home);
+      const processed = join(w.home, "processed");
+      Deno.chownSync(processed, 0, 0);
+      Deno.chmodSync(processed, 0o755);
+
+      // the person fixes the folder while the drain runs on
+      const result = await w.drain(() => Deno.chownSync(processed, NOBODY, NOBODY));
+      assert.equal(result.passes[0].remembered, 20);
+      assert.equal(result.passes[1].recovered, 0, "still root's: tried again, in vain");
+      assert.equal(result.passes[2].recovered, 20);
+      assert.equal(result.events, 20, "never applied twice");
+      assert.deepEqual(namesIn(w.inbox), []);
+      const day = namesIn(processed);
+      assert.equal(day.length, 1);
+      assert.equal(namesIn(join(processed, day[0])).length, 20);
+      assert.equal(result.lines.filter((l) => l.what === "drain skips file").length, 20);
+      assert.equal(result.lines.filter((l) => l.what === "drain took skipped file").length, 20);
+      assert.equal(result.lines.length, 40, "one line when skipped, one when taken: nothing in between");
+      assert.equal(result.health.ok, true);
+      assert.equal(result.health.remembered, 0);
     } finally {
       w.cleanup();
     }

@@ -14,17 +14,20 @@ export interface DrainHealth {
   last_pass_at: string | null;
   /** when the last pass that ran to the end (every file handled or left for the next pass) ended */
   last_good_pass_at: string | null;
-  /** files waiting in the inbox at the end of the last pass (names skipped for good not counted) */
+  /** files waiting in the inbox at the end of the last pass (skipped names not counted) */
   backlog: number;
   /** files moved to `rejected/` since the server started */
   rejected_total: number;
-  /** names skipped because they could not even be moved (see server.log for each) */
+  /**
+   * names skipped because they could not even be moved aside (see server.log for each): each pass tries a few of
+   * them again, so this falls back to 0 by itself once their cause is fixed
+   */
   remembered: number;
   /** what is wrong, as a sentence a person reads; null when nothing is */
   last_error: string | null;
   /**
    * false when the last pass could not run at all, when the backlog has not shrunk for {@link STALL_PASSES}
-   * passes while files kept failing (a full disk), or while names are skipped for good
+   * passes while files kept failing (a full disk), or while any name is skipped
    */
   ok: boolean;
 }
@@ -40,7 +43,7 @@ export interface PassFacts {
   rejected: number;
   /** files that failed this pass and stay in the inbox for the next (a first parse failure, a write error) */
   failing: number;
-  /** names skipped for good, now */
+  /** names skipped, now (after this pass tried some again) */
   remembered: number;
   /** the pass's own failure or its latest write error, else a note about the skipped names, else null */
   error: string | null;

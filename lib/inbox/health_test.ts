@@ -88,6 +88,12 @@ const rows: {
     check: (m) => assert.equal(m.health.remembered, 1),
   },
   {
+    situation: "a skipped name that went through on a later pass makes the drain ok again by itself",
+    passes: [{ remembered: 2, error: "2 name(s) in the inbox are skipped" }, { remembered: 0, rejected: 2 }],
+    ok: true,
+    check: (m) => (assert.equal(m.health.remembered, 0), assert.equal(m.health.last_error, null)),
+  },
+  {
     situation: "rejected files add up across passes and do not make the drain unwell",
     passes: [{ rejected: 2 }, { rejected: 3 }],
     ok: true,

@@ -11,6 +11,8 @@ export {
   MAX_EVENT_FILE_BYTES,
   MAX_PAYLOAD_BYTES,
   newDrainState,
+  SKIPPED_RETRY_FAILURES,
+  type SkippedName,
 } from "./drain.ts";
 export { type DrainHealth, STALL_PASSES } from "./health.ts";
 export { type DrainIo, type EntryKind, type InboxEntry, REAL_DRAIN_IO } from "./io.ts";

@@ -128,4 +128,12 @@ export {
   type UnboundLiveSession,
   unboundLiveSessions,
 } from "./links.ts";
+export {
+  type CardLinkSource,
+  cardLinkSource,
+  type LaunchForCard,
+  replaceCardLinks,
+  sessionsOfLaunchTokens,
+  type StoredLink,
+} from "./links_carry.ts";
 export { isMintable, MINT_REFUSAL_SQL, type MintFacts, type MintRefusal, mintRefusal } from "./mint.ts";

@@ -7,6 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { type SessionView, sessionViewsOf } from "./derived.ts";
 import { LedgerError } from "./ledger.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
+import { type CardLinkSource, cardLinkSourceOf, tablesProblem } from "./links_carry.ts";
 
 /** A read-only view of a ledger file. */
 export interface ReadOnlyLedger {
@@ -15,6 +16,10 @@ export interface ReadOnlyLedger {
   sessions(options?: { all?: boolean }): SessionView[];
   /** Per agent: its rows, and the newest hook event the ledger took from it (`asm doctor`). */
   agentCounts(): AgentCounts[];
+  /** The board's links and the launches made for cards (`./asm rebuild`, from the ledger it set aside). */
+  cardLinks(): CardLinkSource;
+  /** What `PRAGMA quick_check` finds wrong in these tables, or null when they are sound. */
+  tablesProblem(tables: readonly string[]): string | null;
   close(): void;
 }
 
@@ -82,6 +87,8 @@ export function openReadOnly(path: string): ReadOnlyLedger | null {
       schemaVersion: version,
       sessions: (options = {}) => sessionViewsOf(db, options),
       agentCounts: () => agentCountsOf(db),
+      cardLinks: () => cardLinkSourceOf(db),
+      tablesProblem: (tables) => tablesProblem(db, tables),
       close: () => db.close(),
     };
   } catch (err) {

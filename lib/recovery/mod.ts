@@ -1,7 +1,8 @@
 /**
  * Recovery: the ledger's periodic snapshots (`VACUUM INTO`, 0600, the newest few kept in `$ASM_HOME/snapshots/`),
- * the server's snapshot service, and the file steps of `./asm rebuild` (restore the newest snapshot, replay the
- * retained hook events). The command itself, with the writer lock and the re-import, is lib/cli/recovery.ts.
+ * the server's snapshot service, and the steps of `./asm rebuild` (restore the newest snapshot, replay the
+ * retained hook events, restore the board's card links). The command itself, with the writer lock, the board's
+ * read and the re-import, is lib/cli/recovery.ts.
  * @module
  */
 export {
@@ -31,3 +32,13 @@ export {
   restoreNewestSnapshot,
   type RestoreReport,
 } from "./rebuild.ts";
+export {
+  type BoardCard,
+  boardCardsOf,
+  type CardLinkChoice,
+  type CardLinkDeps,
+  type CardLinkFacts,
+  type CardLinkReport,
+  chooseCardLinks,
+  restoreCardLinks,
+} from "./card_links.ts";

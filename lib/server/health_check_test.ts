@@ -91,6 +91,48 @@ Deno.test("a drain that fails every pass makes health not ok with the drain's se
   }
 });
 
+Deno.test("event files the server's drain could not move to processed/ go there once the folder is back: health turns ok by itself, no restart", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-health-" });
+  const server = startServer({ asmHome: home, port: 0, drainEveryMs: 100, services: [], routes: ROUTES });
+  try {
+    // a file where processed/ goes: no date folder can be made in it
+    Deno.removeSync(join(home, "processed"), { recursive: true });
+    Deno.writeTextFileSync(join(home, "processed"), "not a folder");
+    const events = [1, 2, 3].map((i) => hookEvent({ agent_session_id: `stuck-${i}` }));
+    const paths = events.map((e) => drop(home, e));
+    const sick = await waitFor("health to say the files are skipped", async () => {
+      const h = await health(server);
+      return h.problems.some((p) => p.includes("3 name(s)")) ? h : null;
+    });
+    assert.equal(sick.ok, false);
+    assert.match(
+      sick.problems[0],
+      /^Hook events: 3 name\(s\) in the inbox are skipped .*could not be moved to processed\/: Not a directory/,
+    );
+    for (const e of events) assert.equal(server.ledger.hasEvent(e.event_id), true);
+    // passes go by with the cause still there: tried again, said nothing
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(logLines(home, "drain skips file").length, 3);
+    assert.equal(paths.every(exists), true);
+
+    Deno.removeSync(join(home, "processed"));
+    await waitFor("health to be ok again", async () => (await health(server)).ok);
+    assert.equal(paths.some(exists), false);
+    const day = join(home, "processed", new Date().toISOString().slice(0, 10));
+    assert.deepEqual(
+      [...Deno.readDirSync(day)].map((e) => e.name).sort(),
+      events.map((e) => `${e.event_id}.json`).sort(),
+    );
+    assert.equal(server.ledger.counts().events, 3, "each event once");
+    const took = logLines(home, "drain took skipped file");
+    assert.deepEqual(took.map((l) => l.file).sort(), events.map((e) => `${e.event_id}.json`).sort());
+    assert.equal(logLines(home, "drain skips file").length, 3, "each skip said once");
+  } finally {
+    await server.close();
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
 Deno.test("a ledger deleted while serving: writes stop, health and one log line say so, and a later event waits for the restart", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-health-" });
   const ledgerPath = join(home, "ledger.sqlite");
