@@ -107,6 +107,11 @@ export interface DrainReport {
   rejected: number;
   /** files whose event the ledger could not write (a full disk): left in the inbox for the next pass */
   write_failed: number;
+  /**
+   * files the process could not open (out of file descriptors or memory): the trouble is the server's, not the
+   * file's, so they are left in the inbox for the next pass, never rejected
+   */
+  unread: number;
   /** names newly skipped: not even a move aside worked */
   remembered: number;
   /** skipped names that went through this pass (moved to `processed/` or `rejected/`, or applied) */
@@ -144,6 +149,7 @@ export function drainOnce(deps: DrainDeps): DrainReport {
     failed: 0,
     rejected: 0,
     write_failed: 0,
+    unread: 0,
     remembered: 0,
     recovered: 0,
     backlog: 0,
@@ -250,10 +256,15 @@ export function drainOnce(deps: DrainDeps): DrainReport {
   report.listed += batch.length;
 
   const events: { name: string; event: HookEvent }[] = [];
+  let unreadError: { file: string; error: string } | null = null;
   for (const { name } of batch) {
     const event = readEvent(io, join(inbox, name), {
       reject: (why) => reject(name, why),
       fail: (why) => fail(name, why),
+      wait: (why) => {
+        report.unread++;
+        unreadError ??= { file: name, error: why };
+      },
     });
     if (event === "gone") waiting.delete(name);
     else if (event) events.push({ name, event });
@@ -312,6 +323,11 @@ export function drainOnce(deps: DrainDeps): DrainReport {
   if (writeError) {
     error = `the ledger could not store ${report.write_failed} event(s), first ${writeError.file}: ` +
       `${writeError.error}; they stay in the inbox for the next pass`;
+  } else if (unreadError) {
+    const { file, error: why } = unreadError as { file: string; error: string };
+    error =
+      `asm could not open ${report.unread} event file(s), first ${file}: ${why}; they stay in the inbox ` +
+      "for the next pass";
   } else if (state.remembered.size > 0) {
     const [name, { why }] = state.remembered.entries().next().value!;
     error = `${state.remembered.size} name(s) in the inbox are skipped because they could not be moved, ` +
@@ -323,7 +339,7 @@ export function drainOnce(deps: DrainDeps): DrainReport {
     ran: true,
     backlog: report.backlog,
     rejected: report.rejected,
-    failing: report.failed + report.write_failed,
+    failing: report.failed + report.write_failed + report.unread,
     error,
   });
   if (writeError) {
@@ -396,10 +412,21 @@ function retrySkipped(state: DrainState, ops: RetryOps): Retried {
   return out;
 }
 
-/** How a read ended badly: rejected at once (it will not get better) or failed (retried once). */
+/**
+ * How a read ended badly: rejected at once (it will not get better), failed (retried once), or waiting (the
+ * process itself could not open it: tried again next pass, as often as it takes).
+ */
 interface ReadOutcome {
   reject(why: string): void;
   fail(why: string): void;
+  wait(why: string): void;
+}
+
+/** An error of the reading process, not of the file: out of file descriptors (its own or the system's) or memory. */
+function processTrouble(err: unknown): boolean {
+  return /\(os error (24|23|12)\)|too many open files|file table overflow|cannot allocate memory/i.test(
+    errorText(err),
+  );
 }
 
 /** One event file: its event, or `"gone"` when it vanished, or null when `outcome` was told why not. */
@@ -409,6 +436,11 @@ function readEvent(io: DrainIo, path: string, outcome: ReadOutcome): HookEvent |
     bytes = io.read(path, MAX_EVENT_FILE_BYTES + 1);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return "gone";
+    // the server out of descriptors: a good event must not go to rejected/ for it
+    if (processTrouble(err)) {
+      outcome.wait(`it could not be opened: ${errorText(err)}`);
+      return null;
+    }
     // a link, a FIFO or a folder swapped in after the listing, or a file asm may not read (another uid's, mode
     // 000): neither gets better by waiting
     outcome.reject(err instanceof RefusedFile ? err.message : `it could not be read: ${errorText(err)}`);

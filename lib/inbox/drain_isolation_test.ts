@@ -433,3 +433,31 @@ Deno.test("a thousand skipped names cost a pass a few tries while their cause la
   assert.equal(names.length, 1000);
   w.cleanup();
 });
+
+Deno.test("a file the server could not open for want of descriptors stays in the inbox, is never rejected, and is applied once it can", () => {
+  const h = drainHome();
+  try {
+    const names = goodEvents(h.home, 3);
+    let starved = true;
+    // the server's own trouble, as the kernel reports it: no descriptor left to open the file with
+    const { io } = recordingIo(() => {
+      if (starved) throw new Error("Too many open files (os error 24)");
+    });
+    for (let pass = 0; pass < 3; pass++) {
+      const report = drainOnce({ ...h.deps, io });
+      assert.equal(report.unread, 3);
+      assert.equal(report.rejected, 0);
+      assert.equal(report.failed, 0, "not counted toward the two failures that reject a file");
+    }
+    assert.deepEqual(namesIn(h.inbox), names, "all three still wait in the inbox");
+    assert.deepEqual(namesIn(join(h.home, "rejected")), []);
+    assert.match(h.state.health?.last_error ?? "", /could not open 3 event file\(s\).*Too many open files/);
+    starved = false;
+    const report = drainOnce({ ...h.deps, io });
+    assert.equal(report.applied, 3);
+    assert.deepEqual(namesIn(h.inbox), []);
+    assert.equal(h.state.health?.last_error, null);
+  } finally {
+    h.cleanup();
+  }
+});

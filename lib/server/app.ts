@@ -226,7 +226,7 @@ export function startServer(options: ServerOptions): RunningServer {
   const drain = new BackgroundTask("drain", options.drainEveryMs ?? 2000, () => {
     const report = drainNow();
     // a pass that only met files still waiting (a full disk) has nothing new to say: its health says it
-    if (report.listed > report.write_failed) log({ what: "drain", ...report });
+    if (report.listed > report.write_failed + report.unread) log({ what: "drain", ...report });
     // a log that failed is tried again every pass, so its fault ends as soon as the disk has room again, even
     // when nothing else has anything to say
     else if (faults.current("log")) log({ what: "server log tried again" });
