@@ -327,6 +327,18 @@ Deno.test("a cache base another user owns, or others can write to, is refused wi
       );
       assert.deepEqual([...Deno.readDirSync(base)], [], "nothing unpacked");
     }
+    // a base that others can write to after a checked run is refused too: a run on the same boot sees it
+    const later = `${root}/later`;
+    Deno.mkdirSync(later);
+    assert.equal((await runIn(file, later, ["x"])).stderr, "");
+    Deno.chmodSync(`${later}/.cache/asm`, 0o775);
+    const opened = await runIn(file, later, ["x"]);
+    assert.deepEqual([opened.code, opened.stdout], [1, ""]);
+    assert.match(
+      opened.stderr,
+      /^asm: the cache folder \S+ can be written by others than you \(its mode is drwxrwxr-x\)/,
+    );
+
     // a private folder linked in as the base is the user's: judged where the link leads
     Deno.removeSync(base);
     Deno.mkdirSync(`${root}/private`, { mode: 0o700 });
