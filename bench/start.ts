@@ -1,8 +1,9 @@
 /**
  * `./asm bench start`: how long a person waits from `asm serve` to the first answer of `/api/health`, for the one
  * downloaded file on its first run (an empty cache: it checks and unpacks its payload, then Deno compiles the
- * source into the cache's own folder) and on later runs (the cache warm), against the checkout's `./asm serve`
- * measured in the same run, interleaved round by round. The file is built first, copied alone into an empty
+ * source into the cache's own folder), on later runs (the cache warm) and on the first run of a new boot (the
+ * cache's tree checked whole and summed again before it is run), against the checkout's `./asm serve` measured in
+ * the same run, interleaved round by round. The file is built first, copied alone into an empty
  * folder and run with a PATH that holds no deno, node or npm; every server gets fresh homes and stops on SIGTERM.
  * @module
  */
@@ -22,10 +23,13 @@ export interface StartFigures {
   first_run_ms: number;
   /** a later run (the cache as the first run left it), p50 */
   warm_ms: number;
+  /** a later run on a new boot: the header checks the cache's tree whole and sums it again first, p50 */
+  new_boot_ms: number;
   /** the baseline: the checkout's `./asm serve` (its Deno and caches in place), p50 */
   checkout_ms: number;
   first_run_vs_checkout: number;
   warm_vs_checkout: number;
+  new_boot_vs_checkout: number;
   /** the downloaded file's size and what its first run unpacked (with Deno's compile cache) */
   file_mb: number;
   cache_mb: number;
@@ -99,7 +103,26 @@ async function timeToHealth(
   }
 }
 
-/** Runs the bench: builds the file, then `runs` rounds of first run, warm run and checkout. */
+/** What a new boot's record says: no boot id ever looks like it. */
+const ANOTHER_BOOT = "another boot\n";
+
+/**
+ * Makes the cache's next run the first of a new boot: the record of the boot it was last checked on (the header's
+ * `.checked` in the version folder) names another one. Returns the records it changed.
+ */
+function forgetBoot(cache: string): string[] {
+  const records: string[] = [];
+  const base = join(cache, "asm");
+  for (const entry of Deno.readDirSync(base)) {
+    if (entry.isDirectory && !entry.name.startsWith(".")) {
+      records.push(join(base, entry.name, ".checked"));
+      Deno.writeTextFileSync(records.at(-1)!, ANOTHER_BOOT);
+    }
+  }
+  return records;
+}
+
+/** Runs the bench: builds the file, then `runs` rounds of first run, warm run, new boot and checkout. */
 export async function benchStart(options: StartOptions = {}): Promise<StartFigures> {
   const runs = options.runs ?? 3;
   const say = options.say ?? ((line: string) => console.error(line));
@@ -117,6 +140,7 @@ export async function benchStart(options: StartOptions = {}): Promise<StartFigur
     };
     const first: number[] = [];
     const warm: number[] = [];
+    const newBoot: number[] = [];
     const checkout: number[] = [];
     let cacheBytes = 0;
     for (let round = 0; round < runs; round++) {
@@ -130,6 +154,14 @@ export async function benchStart(options: StartOptions = {}): Promise<StartFigur
       first.push(await timeToHealth(file, ["serve", "--port", "0"], fileEnv(home("first")), alone));
       if (round === 0) cacheBytes = folderBytes(cache);
       warm.push(await timeToHealth(file, ["serve", "--port", "0"], fileEnv(home("warm")), alone));
+      const records = forgetBoot(cache);
+      newBoot.push(await timeToHealth(file, ["serve", "--port", "0"], fileEnv(home("boot")), alone));
+      // the figure is the check's only when the header did check (and rewrote the record with this boot)
+      if (records.length !== 1 || Deno.readTextFileSync(records[0]) === ANOTHER_BOOT) {
+        throw new Error(
+          `the new-boot run did not check the cache (records: ${records.join(", ") || "none"})`,
+        );
+      }
       checkout.push(
         await timeToHealth(join(REPO, "asm"), ["serve", "--port", "0"], {
           ...checkoutEnv,
@@ -139,7 +171,7 @@ export async function benchStart(options: StartOptions = {}): Promise<StartFigur
       say(
         `bench start: round ${round + 1}/${runs}: first run ${Math.round(first[round])} ms, warm ${
           Math.round(warm[round])
-        } ms, checkout ${Math.round(checkout[round])} ms`,
+        } ms, new boot ${Math.round(newBoot[round])} ms, checkout ${Math.round(checkout[round])} ms`,
       );
       await Deno.remove(cache, { recursive: true });
     }
@@ -147,9 +179,11 @@ export async function benchStart(options: StartOptions = {}): Promise<StartFigur
       runs,
       first_run_ms: round(p50(first), 0),
       warm_ms: round(p50(warm), 0),
+      new_boot_ms: round(p50(newBoot), 0),
       checkout_ms: round(p50(checkout), 0),
       first_run_vs_checkout: ratio(p50(first), p50(checkout)),
       warm_vs_checkout: ratio(p50(warm), p50(checkout)),
+      new_boot_vs_checkout: ratio(p50(newBoot), p50(checkout)),
       file_mb: round(built.bytes / 1e6, 1),
       cache_mb: round(cacheBytes / 1e6, 1),
     };

@@ -625,7 +625,10 @@ function readRulesFile(
   }
 }
 
-/** The checks on an open rules file: what it is, where it really is, whose it is, how big, whether it is text. */
+/**
+ * The checks on an open rules file: what it is, how many names it has, where it really is, whose it is, how big,
+ * whether it is text.
+ */
 function checkRulesFile(
   fs: NodeFs,
   fd: number,
@@ -635,6 +638,11 @@ function checkRulesFile(
 ): RulesFile {
   const stat = fs.fstatSync(fd);
   if (!stat.isFile()) return { why: `is ${fileKind(stat)}, not a regular file` };
+  // a hard link is the same file under a second name, wherever the first one lies (a project's rules.md may be
+  // /etc/shadow itself): no path check can see that, so only a file with one name is used
+  if (stat.nlink !== 1) {
+    return { why: `is a hard link (the file has ${stat.nlink} names; a rules file must have one)` };
+  }
   // O_NOFOLLOW guards only the last component: `<cwd>/.asm` may itself be a link to /etc. The kernel's own name
   // for the open file is where it really is, with no window for a link to be swapped after the check.
   const real = openedPath(fd) ?? realPathOrNull(path);

@@ -639,6 +639,33 @@ Deno.test("a project rules.md linked to a secret outside its folder is skipped a
   });
 });
 
+Deno.test("a project rules.md hard-linked to a file outside its folder is skipped; with one name left it is read", async () => {
+  await withHome(claudeLike(), async (home) => {
+    const project = projectWithGlobalRule(home);
+    // a scratch stand-in for the audit's /etc/shadow: a regular file of this user outside the project, whose
+    // second name lies inside it, so every path check sees a plain file in the project
+    Deno.mkdirSync(`${home.dir}/outside`);
+    Deno.writeTextFileSync(`${home.dir}/outside/shadow`, "root:$6$scratch-secret-hash:19000:0:99999:7:::");
+    Deno.linkSync(`${home.dir}/outside/shadow`, `${project}/.asm/rules.md`);
+    const outcome = await startIn(home, project);
+    assert.ok(!outcome.stdout.includes("scratch-secret-hash"), "the linked file never reaches the agent");
+    assertProjectRulesSkipped(
+      outcome,
+      /rules\.md is a hard link \(the file has 2 names; a rules file must have one\)/,
+    );
+
+    // the same bytes under one name are a plain rules file again: the link count was the reason
+    clearRuns(home);
+    Deno.removeSync(`${home.dir}/outside/shadow`);
+    const alone = await startIn(home, project);
+    assert.equal(
+      JSON.parse(alone.stdout).hookSpecificOutput.additionalContext,
+      "Global rule.\n\nroot:$6$scratch-secret-hash:19000:0:99999:7:::",
+    );
+    assert.equal(onlyEvent(alone).rules_skipped, null);
+  });
+});
+
 Deno.test("a global rule linked outside is skipped too, and both reasons are joined in the event", async () => {
   await withHome(claudeLike(), async (home) => {
     const project = projectWithGlobalRule(home);

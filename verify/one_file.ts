@@ -20,6 +20,14 @@ const TOOLS = [
   "basename",
   "cat",
   "dirname",
+  // the cache's checks: its owner and mode, its tree, its sum, this boot
+  "id",
+  "ls",
+  "find",
+  "sort",
+  "chmod",
+  "tr",
+  "who",
 ];
 
 function which(tool: string): string {

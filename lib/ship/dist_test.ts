@@ -18,7 +18,7 @@ async function runFile(file: string, args: string[], env: Record<string, string>
   return { code: out.code, text };
 }
 
-Deno.test("dist/asm alone, with no deno, node or npm on PATH: serves, lists the session, and two first runs leave one cache", async () => {
+Deno.test("dist/asm alone, with no deno, node or npm on PATH: serves, lists the session, two first runs leave one cache, and a tree changed after unpack is not run", async () => {
   const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "asm-dist-" }));
   try {
     const built = await buildDist({ out: join(root, "build", "asm"), say: () => {} });
@@ -62,11 +62,39 @@ Deno.test("dist/asm alone, with no deno, node or npm on PATH: serves, lists the 
     const entries = [...Deno.readDirSync(cache)].map((e) => e.name);
     assert.deepEqual(entries, [`${built.version}-${built.sha256.slice(0, 16)}`]);
     const unpacked = join(cache, entries[0]);
-    assert.equal(Deno.readTextFileSync(join(unpacked, ".unpacked")).trim(), built.sha256);
+    const [sha, sum] = Deno.readTextFileSync(join(unpacked, ".unpacked")).split("\n");
+    assert.equal(sha, built.sha256);
+    assert.match(sum, /^\d+ \d+$/, "the unpacked tree's sum is recorded");
     assert.deepEqual(
-      [...Deno.readDirSync(unpacked)].map((e) => e.name).filter((n) => n !== ".deno").sort(),
-      [".unpacked", "deno", "src"],
+      [...Deno.readDirSync(unpacked)].map((e) => e.name).sort(),
+      [".checked", ".deno", ".unpacked", "deno", "src"],
       "the loser's tree was not left inside the winner's",
+    );
+
+    // a normal run execs straight from the cache: the tree is not summed again (its record is not rewritten)
+    const checked = join(unpacked, ".checked");
+    const checkedAt = Deno.statSync(checked).mtime!.getTime();
+    const again = await runFile(file, ["help"], env, alone);
+    assert.equal(again.code, 0, again.text);
+    assert.match(again.text, /asm serve/);
+    assert.doesNotMatch(again.text, /did not run/);
+    assert.equal(Deno.statSync(checked).mtime!.getTime(), checkedAt, "nothing checked on a normal run");
+
+    // a file changed after unpack is caught on the first run of the next boot: moved aside, never run, and
+    // the real asm unpacked again runs instead
+    Deno.writeTextFileSync(
+      join(unpacked, "src", "main.ts"),
+      'Deno.writeTextFileSync(`${Deno.env.get("HOME")}/planted-ran`, "x"); console.log("the planted tree ran");\n',
+    );
+    Deno.writeTextFileSync(checked, "a boot long gone\n");
+    const planted = await runFile(file, ["help"], env, alone);
+    assert.equal(planted.code, 0, planted.text);
+    assert.match(planted.text, /asm serve/, "the real asm ran");
+    assert.doesNotMatch(planted.text, /the planted tree ran/);
+    assert.throws(() => Deno.statSync(join(home, "planted-ran")), Deno.errors.NotFound);
+    assert.match(
+      planted.text,
+      /^asm: did not run \S+: it changed since it was unpacked \(its files sum to .*\)\. Moved it to \S+ \(look at it, then delete it\); unpacking again\.$/m,
     );
 
     // a copy cut short or damaged on the way is refused before anything is unpacked
@@ -126,6 +154,13 @@ Deno.test("dist/asm alone, with no deno, node or npm on PATH: serves, lists the 
       await server.stderr.cancel();
       assert.equal(status.code, 0, "the server stops cleanly on SIGTERM");
     }
+
+    // a server run leaves the tree as it was unpacked: the next boot's check passes and nothing is moved aside
+    Deno.writeTextFileSync(checked, "a boot long gone\n");
+    const reboot = await runFile(file, ["help"], env, alone);
+    assert.equal(reboot.code, 0, reboot.text);
+    assert.doesNotMatch(reboot.text, /did not run/);
+    assert.notEqual(Deno.readTextFileSync(checked), "a boot long gone\n", "checked on this boot");
   } finally {
     await Deno.remove(root, { recursive: true });
   }
