@@ -120,7 +120,7 @@ interface HttpConnection {
 }
 
 /**
- * `Deno.serveHttp`: present in the pinned Deno (2.9.6), no longer in its types (decision 198 says why asm uses
+ * `Deno.serveHttp`: present in the pinned Deno (2.9.6), no longer in its types (decision 207 says why asm uses
  * it). A runtime without it cannot serve: said in one sentence at start.
  */
 function httpEngine(): (conn: Deno.Conn) => HttpConnection {
