@@ -22,22 +22,23 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
 }
 
-/** What {@link openWithKey} needs of a server: its address and its one-time codes. */
+/** What {@link openWithKey} needs of a server: its address and a keyed request to it. */
 export interface KeyedServer {
   url: string;
-  context: { codes: { mint(uid: number | null): { code: string } } };
+  api(path: string, init?: RequestInit): Promise<Response>;
 }
 
 /**
- * Opens `path` of asm's page the way `asm open` does: with a one-time code in the fragment, which the page trades
- * for its key (kept in the browser context's storage, so later navigations in the same context have it).
+ * Opens `path` of asm's page the way `asm open` does: with a one-time code in the fragment, asked of the server
+ * as `asm open` asks (so it is bound to the user the server sees on this machine's connections), which the page
+ * trades for its key (kept in the browser context's storage, so later navigations in the same context have it).
  */
 export async function openWithKey(
   page: { goto(url: string): Promise<unknown> },
   server: KeyedServer,
   path = "/",
 ): Promise<void> {
-  const { code } = server.context.codes.mint(Deno.uid());
+  const { code } = await (await server.api("/api/open-code", { method: "POST" })).json();
   await page.goto(`${server.url}${path}#code=${code}`);
 }
 

@@ -28,7 +28,7 @@ Deno.test({
     const home = Deno.makeTempDirSync({ prefix: "asm-key-" });
     const server = startServer({ asmHome: home, port: 0, services: [], routes: ROUTES });
     server.ledger.applyEvent(hookEvent({ agent_session_id: "keyed", session_name: "Keyed session" }));
-    // a stand-in browser for `asm open`: it records the address it was asked to open
+    // a stand-in browser for `asm open`: it records the address it was asked to open (a private page's)
     const opened = join(home, "opened.txt");
     const stub = join(home, "browser.sh");
     Deno.writeTextFileSync(stub, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o700 });
@@ -47,13 +47,17 @@ Deno.test({
         out: (l) => printed.push(l),
       });
       assert.equal(exit, 0, printed.join("\n"));
-      const url = Deno.readTextFileSync(opened);
+      const file = Deno.readTextFileSync(opened);
+      assert.match(file, /^file:\/\/.*\/open\/[0-9a-f]+\.html$/, "the browser was given a private page");
+      const url = Deno.readTextFileSync(new URL(file)).match(/"(http:[^"]+)"/)?.[1] ?? "";
       assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#code=[A-Za-z0-9_-]+$`));
       assert.ok(!url.includes(server.token), "the token is not in the address");
 
+      // the browser opens the page it was given, which sends it on to asm's page with the code
       const context = await browser.newContext();
       const page = await context.newPage();
-      await page.goto(url);
+      await page.goto(file);
+      await page.waitForURL(`http://127.0.0.1:${server.port}/**`);
       await page.waitForFunction(hydrated);
       assert.equal(await page.evaluate(() => localStorage.getItem("asm.token")), server.token);
       assert.equal(await page.evaluate(() => location.hash), "", "the code left the address");
