@@ -8,17 +8,7 @@
 export { asmIdOf } from "./identity.ts";
 export { isIsoUtcMs, isoAt, toIso } from "./time.ts";
 export { type Ancestor, BadEventError, type HookEvent, parseEvent, type ParseOptions } from "./event.ts";
-export {
-  EARLIEST_TS,
-  FUTURE_SLACK_MS,
-  PATH_MAX_BYTES,
-  PID_MAX,
-  pidProblem,
-  RUN_IN_RANGE_SQL,
-  runInRange,
-  TICKS_MAX,
-  ticksProblem,
-} from "./bounds.ts";
+export { pidProblem } from "./bounds.ts";
 export type { ProcessKey, RunState, Status } from "./transition.ts";
 export { underHarnessRoot } from "./hidden.ts";
 export {
@@ -76,7 +66,6 @@ export {
   listDigest,
   type LiveRow,
   liveRows,
-  OUT_OF_RANGE_END,
   type OutOfRangeRun,
   pollRows,
   type PollSessionRow,
