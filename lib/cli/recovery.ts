@@ -208,7 +208,10 @@ export async function rebuildCli(
       say(
         `${replay.files} retained event file(s) in processed/: ${replay.applied} applied again, ` +
           `${replay.duplicates} already in the ledger, ${replay.ignored} kept as evidence only, ` +
-          `${replay.unreadable} could not be used`,
+          `${replay.unreadable} could not be used` +
+          (replay.dropped > 0
+            ? `; ${replay.dropped} with values out of range left out (as the drain does)`
+            : ""),
       );
       for (const problem of replay.problems) say(`  ${problem}`);
       const links = await restoreCardLinks({

@@ -222,3 +222,40 @@ Deno.test("an unreadable file or folder costs one log line, and everything else 
   assert.equal(linesAbout(w, day).length, 1);
   assert.equal(badRow(w), undefined);
 });
+
+Deno.test("values out of range in a transcript are stored as null, named in one log line, and the row reads", async () => {
+  await using w = importWorld();
+  withGoodFile(w);
+  const assistant = (ts: string, inputTokens: string) =>
+    `{"type":"assistant","isSidechain":false,"timestamp":"${ts}","sessionId":"${BAD}",` +
+    `"message":{"role":"assistant","model":"claude-x","content":[],"usage":{"input_tokens":${inputTokens}}}}`;
+  const path = w.write(
+    `${PROJECTS}/${BAD}.jsonl`,
+    [
+      prompt("first", "2026-11-29T10:00:00.000Z"),
+      // a token count of 2^62 (no read of it could have given it back), and a moment in 2099
+      assistant("2026-11-29T10:00:05.000Z", "4611686018427387904"),
+      prompt("from the future", "2099-01-01T00:00:00.000Z"),
+    ].join("\n") + "\n",
+  );
+  await w.run();
+  goodIsIntact(w);
+  const row = badRow(w)!;
+  assert.equal(row.context_tokens, null);
+  assert.equal(row.last_seen, null, "a moment in 2099 is no last_seen");
+  assert.equal(row.started_at, "2026-11-29T10:00:00.000Z");
+  assert.equal(row.turns, 2);
+  assert.deepEqual(
+    w.ledger.query("SELECT day FROM session_days WHERE asm_id = ? ORDER BY day", asmIdOf("claude", BAD))
+      .map((r) => r.day),
+    ["2026-11-29"],
+    "the day in 2099 is left out",
+  );
+  const named = w.logged.filter((l) => l.what === "import values dropped");
+  assert.equal(named.length, 1);
+  assert.equal(named[0].path, path);
+  const dropped = named[0].dropped as Record<string, string>;
+  assert.deepEqual(Object.keys(dropped).sort(), ["context_tokens", "days", "last_seen"]);
+  assert.match(dropped.context_tokens, /^4611686018427387904 is not a token count/);
+  assert.match(dropped.last_seen, /^2099-01-01T00:00:00.000Z is more than a day after the clock$/);
+});

@@ -65,6 +65,15 @@ export function writeBatch(batch: FileRead[], options: BatchOptions): WriteRepor
   const files = importStates(batch);
   const written = writeDerived(options.ledger, { sessions, files, now: isoAt(options.now()) });
   rememberFiles(files, options.sessionFiles);
+  // a transcript is as hostile as an event file: what the ledger's door left out is named, one line a session
+  for (const d of written.dropped) {
+    options.problem({
+      what: "import values dropped",
+      asm_id: d.asm_id,
+      path: d.transcript_path,
+      dropped: d.dropped,
+    });
+  }
   return written;
 }
 

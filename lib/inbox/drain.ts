@@ -10,6 +10,9 @@
  * least recently tried first, and one line says when one finally goes through. Only a regular `*.json` file is
  * ever opened, through the no-follow, non-blocking open of lib/files; a link, a folder, a FIFO or a name that is
  * not UTF-8 is moved aside as the entry it is.
+ *
+ * Every value of an event is checked on the way in (lib/ledger `parseEvent`, the ranges in `bounds.ts`): one out
+ * of range is stored as null, the rest of the event kept, and one log line per event names what was dropped.
  * @module
  */
 import { join } from "node:path";
@@ -258,7 +261,7 @@ export function drainOnce(deps: DrainDeps): DrainReport {
   const events: { name: string; event: HookEvent }[] = [];
   let unreadError: { file: string; error: string } | null = null;
   for (const { name } of batch) {
-    const event = readEvent(io, join(inbox, name), {
+    const event = readEvent(io, join(inbox, name), now, {
       reject: (why) => reject(name, why),
       fail: (why) => fail(name, why),
       wait: (why) => {
@@ -288,6 +291,17 @@ export function drainOnce(deps: DrainDeps): DrainReport {
       else {
         report.ignored++;
         deps.log({ what: "ignored", file: name, event: event.event, agent: event.agent, why: ignore });
+      }
+      // once, as it is stored (a duplicate was named when it first went in)
+      if (outcome !== "duplicate" && event.dropped) {
+        deps.log({
+          what: "event values dropped",
+          file: name,
+          event_id: event.event_id,
+          asm_id: event.asm_id,
+          event: event.event,
+          dropped: event.dropped,
+        });
       }
     } catch (err) {
       if (err instanceof LedgerError) {
@@ -430,7 +444,7 @@ function processTrouble(err: unknown): boolean {
 }
 
 /** One event file: its event, or `"gone"` when it vanished, or null when `outcome` was told why not. */
-function readEvent(io: DrainIo, path: string, outcome: ReadOutcome): HookEvent | "gone" | null {
+function readEvent(io: DrainIo, path: string, now: Clock, outcome: ReadOutcome): HookEvent | "gone" | null {
   let bytes: Uint8Array;
   try {
     bytes = io.read(path, MAX_EVENT_FILE_BYTES + 1);
@@ -458,7 +472,7 @@ function readEvent(io: DrainIo, path: string, outcome: ReadOutcome): HookEvent |
     return null;
   }
   try {
-    return parseEvent(text);
+    return parseEvent(text, { now });
   } catch (err) {
     // a BadEventError says what is wrong with the file; anything else thrown while parsing one file is still
     // that file's trouble, and must not stop the pass for the others

@@ -222,3 +222,54 @@ Deno.test("kill -9 of a drain midway loses no event and applies none twice", asy
   ledger.close();
   Deno.removeSync(home, { recursive: true });
 });
+
+Deno.test("an event with values out of range is stored without them, named in exactly one log line", () => {
+  const { home, ledger, lines, deps, cleanup } = setup();
+  const start = hookEvent({ agent_session_id: "out-of-range" });
+  // the raw JSON as a buggy payload would make the hook write it: 2^62 is no number JSON.stringify gives back
+  const text = JSON.stringify(start)
+    .replace('"agent_pid":4242', '"agent_pid":4611686018427387904')
+    .replace('"agent_proc_start":51082', '"agent_proc_start":-5')
+    .replace('"boot_id":"boot-1"', '"boot_id":"../../etc/passwd"')
+    .replace('"hook_ms":12', '"hook_ms":-1');
+  put(home, `${start.event_id}.json`, text);
+  const report = drainOnce({ ...deps, now: () => Date.parse("2026-11-29T22:00:02Z") });
+  assert.equal(report.applied, 1);
+  const row = ledger.session(start.asm_id)!;
+  assert.deepEqual(
+    [row.status, row.cwd],
+    ["live", "/home/user/project"],
+    "the rest of the event was applied",
+  );
+  assert.deepEqual(ledger.runs(start.asm_id), [], "no run: the event names no process asm can believe");
+  const stored = JSON.parse(
+    String(ledger.query("SELECT payload FROM events WHERE id = ?", start.event_id)[0].payload),
+  );
+  assert.deepEqual([stored.agent_pid, stored.agent_proc_start, stored.boot_id, stored.hook_ms], [
+    null,
+    null,
+    null,
+    null,
+  ]);
+  assert.deepEqual(Object.keys(stored.dropped).sort(), [
+    "agent_pid",
+    "agent_proc_start",
+    "boot_id",
+    "hook_ms",
+  ]);
+  const named = lines.filter((l) => l.what === "event values dropped");
+  assert.equal(named.length, 1);
+  assert.equal(named[0].event_id, start.event_id);
+  assert.equal(named[0].file, `${start.event_id}.json`);
+  assert.deepEqual(named[0].dropped, stored.dropped);
+  assert.match(
+    String((named[0].dropped as Record<string, string>).agent_pid),
+    /^4611686018427387904 is not a pid/,
+  );
+
+  // the same file again (a crash between the commit and the move): a duplicate, named no more
+  put(home, `${start.event_id}.json`, text);
+  assert.equal(drainOnce({ ...deps, now: () => Date.parse("2026-11-29T22:00:04Z") }).duplicates, 1);
+  assert.equal(lines.filter((l) => l.what === "event values dropped").length, 1);
+  cleanup();
+});

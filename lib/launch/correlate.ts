@@ -13,7 +13,8 @@
  *
  * A launch still unmatched 120 s after it was requested expires and stays as evidence. Once a launch is matched
  * or expired its files (launcher, prompt, environment) are deleted (files.ts). `correlateOnce` is the shell the
- * server runs every 2 s; the decisions are pure.
+ * server runs every 2 s; the decisions are pure. Every launch is on its own: one whose match or adoption fails
+ * costs one log line (once) and the others are still matched; only a ledger refusing every write stops the pass.
  * @module
  */
 import { adapterOf, type AgentConfig, isAgentProcess } from "../agents/mod.ts";
@@ -26,6 +27,7 @@ import {
   type LaunchRow,
   launchRow,
   type Ledger,
+  LedgerUnwritableError,
   matchLaunch,
   pendingLaunches,
   type Status,
@@ -33,7 +35,7 @@ import {
 } from "../ledger/mod.ts";
 import { bootId, LINUX_PROC, type ProcInfo, type ProcSource, snapshot } from "../procs/mod.ts";
 import { sweepLaunchFiles } from "./files.ts";
-import type { Clock, Log } from "../lang/mod.ts";
+import { type Clock, errorText, type Log } from "../lang/mod.ts";
 
 /** How long a launch may stay unmatched before it expires. */
 export const LAUNCH_EXPIRY_MS = 120_000;
@@ -149,6 +151,11 @@ export interface CorrelateDeps {
   proc?: ProcSource;
   now?: Clock;
   log?: Log;
+  /**
+   * The launch failures named already, kept between passes (the server's): a launch failing every 2 s is named
+   * once. Without it each pass names its failures afresh.
+   */
+  logged?: Set<string>;
 }
 
 /** What one pass did. */
@@ -166,10 +173,15 @@ export function correlateOnce(deps: CorrelateDeps): CorrelateReport {
   const nowMs = deps.now?.() ?? Date.now();
   const at = isoAt(nowMs);
   const report: CorrelateReport = { token: 0, ancestry: 0, adopted: 0, expired: 0, filesDeleted: 0 };
+  const failed = launchFailure(deps);
   for (const seen of launchesSeenInEvents(deps.ledger)) {
-    if (matchLaunch(deps.ledger, seen.token, seen.asm_id, "token", at)) {
-      report.token++;
-      deps.log?.({ what: "launch matched", token: seen.token, asm_id: seen.asm_id, by: "token" });
+    try {
+      if (matchLaunch(deps.ledger, seen.token, seen.asm_id, "token", at)) {
+        report.token++;
+        deps.log?.({ what: "launch matched", token: seen.token, asm_id: seen.asm_id, by: "token" });
+      }
+    } catch (err) {
+      failed(seen.token, err);
     }
   }
   const pending = pendingLaunches(deps.ledger);
@@ -181,21 +193,25 @@ export function correlateOnce(deps: CorrelateDeps): CorrelateReport {
     for (const launch of pending) {
       const agent = deps.agents.find((a) => a.name === launch.agent);
       if (!agent) continue;
-      const found = processesUnderToken(launch.token, procs).filter((p) =>
-        isAgentProcess(agent, p.exe, p.argv)
-      );
-      const run = open.find((r) =>
-        found.some((p) => p.pid === r.pid && p.startTicks === r.proc_start) && (r.boot_id ?? boot) === boot
-      );
-      if (run) {
-        if (matchLaunch(deps.ledger, launch.token, run.asm_id, "ancestry", at)) {
-          report.ancestry++;
-          deps.log?.({ what: "launch matched", token: launch.token, asm_id: run.asm_id, by: "ancestry" });
+      try {
+        const found = processesUnderToken(launch.token, procs).filter((p) =>
+          isAgentProcess(agent, p.exe, p.argv)
+        );
+        const run = open.find((r) =>
+          found.some((p) => p.pid === r.pid && p.startTicks === r.proc_start) && (r.boot_id ?? boot) === boot
+        );
+        if (run) {
+          if (matchLaunch(deps.ledger, launch.token, run.asm_id, "ancestry", at)) {
+            report.ancestry++;
+            deps.log?.({ what: "launch matched", token: launch.token, asm_id: run.asm_id, by: "ancestry" });
+          }
+          continue;
         }
-        continue;
+        if (Date.parse(launch.requested_at) > nowMs - ADOPT_AFTER_MS) continue;
+        if (adopt(deps, launch, agent, found, procs, source, at)) report.adopted++;
+      } catch (err) {
+        failed(launch.token, err);
       }
-      if (Date.parse(launch.requested_at) > nowMs - ADOPT_AFTER_MS) continue;
-      if (adopt(deps, launch, agent, found, procs, source, at)) report.adopted++;
     }
   }
   const expired = expireLaunches(deps.ledger, isoAt(nowMs - LAUNCH_EXPIRY_MS), at);
@@ -209,6 +225,22 @@ export function correlateOnce(deps: CorrelateDeps): CorrelateReport {
     }).length;
   }
   return report;
+}
+
+/**
+ * One launch's failure: one log line per (launch, error), once while `deps.logged` is kept. A ledger refusing
+ * every write is no launch's failure: it stops the pass (the ledger watch says why).
+ */
+function launchFailure(deps: CorrelateDeps): (token: string, err: unknown) => void {
+  const logged = deps.logged ?? new Set<string>();
+  return (token, err) => {
+    if (err instanceof LedgerUnwritableError) throw err;
+    const error = errorText(err);
+    const key = `${token} ${error}`;
+    if (logged.has(key)) return;
+    logged.add(key);
+    deps.log?.({ what: "launch failed to correlate", token, error });
+  };
 }
 
 function adopt(

@@ -11,7 +11,7 @@ import {
   recordLaunch,
   recordWindow,
 } from "../ledger/mod.ts";
-import { hookEvent } from "../ledger/_test_utils.ts";
+import { hookEvent, writeSql } from "../ledger/_test_utils.ts";
 import type { ProcInfo, ProcSource } from "../procs/mod.ts";
 import { type AdoptionFacts, adoptionVerdict, correlateOnce, processesUnderToken } from "./correlate.ts";
 import { pathExists } from "../files/mod.ts";
@@ -384,4 +384,68 @@ Deno.test("an expired launch's files are deleted in the pass that expires it", (
   const report = w.pass(fakeProc([]), T0 + 121_000, w.launchesDir);
   assert.deepEqual([report.expired, report.filesDeleted], [1, 3]);
   assert.deepEqual(files.filter(pathExists), []);
+});
+
+Deno.test("a launch that fails to correlate costs one log line, once, and the launches beside it are still matched", () => {
+  using w = world();
+  // launch aaa: its agent (200) holds a thread by its own record, but the kernel refuses its working folder
+  w.launch();
+  const home = w.ledger.path.replace(/ledger\.sqlite$/, "home");
+  Deno.mkdirSync(join(home, ".claude", "sessions"), { recursive: true });
+  Deno.writeTextFileSync(
+    join(home, ".claude", "sessions", "200.json"),
+    JSON.stringify({ pid: 200, sessionId: "s-refused", procStart: "5010", cwd: "/work/p", status: "idle" }),
+  );
+  // launch bbb: its agent (210) already reported, without the token
+  w.launch({ token: "asmlt_bbb", script_path: "/a/launches/asmlt_bbb.sh" });
+  w.ledger.applyEvent(
+    hookEvent({
+      launch_token: null,
+      agent_session_id: "s-bbb",
+      agent_pid: 210,
+      agent_proc_start: 5110,
+      boot_id: "boot-1",
+    }),
+  );
+  // and a run an older asm stored with a pid of 2^62: no launch can be its, and it stops no pass
+  writeSql(
+    w.ledger,
+    "INSERT INTO runs (asm_id, pid, proc_start, boot_id, started_at) VALUES (?, ?, 1, 'boot-1', ?)",
+    asmIdOf("claude", "s-bbb"),
+    2n ** 62n,
+    isoAt(T0),
+  );
+  const table = [
+    ...TABLE,
+    proc(110, 1, 5100, "/deno", ["deno", "run", "shim.ts", "asmlt_bbb", "/a/launches/asmlt_bbb.prompt"]),
+    proc(210, 110, 5110, CLAUDE_EXE, ["claude"]),
+  ];
+  const refusing: ProcSource = {
+    ...fakeProc(table),
+    readLink(path) {
+      if (path === "/proc/200/cwd") throw new Deno.errors.PermissionDenied("Permission denied (os error 13)");
+      return fakeProc(table).readLink(path);
+    },
+  };
+  const lines: Record<string, unknown>[] = [];
+  const logged = new Set<string>();
+  const pass = (atMs: number) =>
+    correlateOnce({
+      ledger: w.ledger,
+      env: { HOME: home },
+      agents: w.agents,
+      harnessRoots: [],
+      proc: refusing,
+      now: () => atMs,
+      log: (l) => lines.push(l),
+      logged,
+    });
+  assert.deepEqual(pass(T0 + 11_000), { token: 0, ancestry: 1, adopted: 0, expired: 0, filesDeleted: 0 });
+  assert.deepEqual(pass(T0 + 13_000), { token: 0, ancestry: 0, adopted: 0, expired: 0, filesDeleted: 0 });
+  assert.equal(launchRow(w.ledger, "asmlt_bbb")?.matched_by, "ancestry");
+  assert.equal(launchRow(w.ledger, "asmlt_aaa")?.matched_asm_id, null);
+  const failed = lines.filter((l) => l.what === "launch failed to correlate");
+  assert.equal(failed.length, 1, "named once, not every 2 s");
+  assert.equal(failed[0].token, "asmlt_aaa");
+  assert.match(String(failed[0].error), /Permission denied/);
 });

@@ -45,8 +45,11 @@ export async function panesForServer(ctx: LaunchContext, asmIds: readonly string
 /** The correlation service's period. */
 export const CORRELATE_EVERY_MS = 2000;
 
-/** One correlation pass for the server; logs only when something was matched, adopted, expired or left. */
-export function correlateForServer(ctx: LaunchContext): CorrelateReport {
+/**
+ * One correlation pass for the server; logs only when something was matched, adopted, expired or left, or a
+ * launch failed (each failure once: `logged` is the server's, kept between passes).
+ */
+export function correlateForServer(ctx: LaunchContext, logged?: Set<string>): CorrelateReport {
   return correlateOnce({
     ledger: ctx.ledger,
     env: ctx.env,
@@ -54,5 +57,6 @@ export function correlateForServer(ctx: LaunchContext): CorrelateReport {
     harnessRoots: harnessRoots(ctx.asmHome),
     launchesDir: join(ctx.asmHome, "launches"),
     log: ctx.log,
+    logged,
   });
 }

@@ -19,6 +19,7 @@ import type { ControlClient, OpenedWindow, OpenRequest, PaneInfo, TerminalHost }
 import { PANE_ID, SESSION_ID } from "./control_mode.ts";
 import { shellWord } from "./argv.ts";
 import { TerminalHostError } from "./terminal_host.ts";
+import { pidProblem } from "../ledger/mod.ts";
 
 /** Which tmux server and session. */
 export interface TmuxConfig {
@@ -131,7 +132,8 @@ export function tmuxHost(config: TmuxConfig = {}): TerminalHost {
   function parseOpened(text: string): OpenedWindow {
     const [windowId, paneId, pid] = text.trim().split(" ");
     const panePid = Number(pid);
-    if (!windowId || !paneId || !Number.isInteger(panePid)) {
+    // the pane's pid goes into the ledger: one the kernel cannot give is no answer
+    if (!windowId || !paneId || pidProblem(panePid) !== null) {
       throw new TerminalHostError(`tmux opened a window but did not say which: ${JSON.stringify(text)}`);
     }
     return { windowId, paneId, panePid };

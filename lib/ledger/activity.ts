@@ -6,6 +6,7 @@
  */
 import type { SQLInputValue } from "node:sqlite";
 import { HIDDEN_REASON_SQL } from "./hidden.ts";
+import { pidProblem, RUN_IN_RANGE_SQL, runInRangeSql, ticksProblem } from "./bounds.ts";
 import { DB, type Ledger, type RunRow } from "./ledger.ts";
 import type { ProcessKey, Status } from "./transition.ts";
 
@@ -87,17 +88,22 @@ function runOf(r: Row): RunRow {
   };
 }
 
-/** The sessions the poll judges, and every open run. */
+/**
+ * The sessions the poll judges, and every open run. A run whose process key is out of range (bounds.ts) is left
+ * out: it names no process, and `closeRunsOutOfRange` closes it.
+ */
 export function pollRows(ledger: Ledger): { sessions: PollSessionRow[]; runs: RunRow[] } {
   const { db } = ledger[DB];
-  const runs = (db.prepare("SELECT * FROM runs WHERE ended_at IS NULL ORDER BY run_id").all() as Row[]).map(
-    runOf,
-  );
+  const runs =
+    (db.prepare(`SELECT * FROM runs WHERE ended_at IS NULL AND ${RUN_IN_RANGE_SQL} ORDER BY run_id`)
+      .all() as Row[]).map(runOf);
   const sessions = (db.prepare(
     `SELECT asm_id, agent, agent_session_id, status, transcript_path, activity, activity_reason, activity_at
      FROM sessions s
      WHERE status IN ('live', 'starting')
-        OR EXISTS (SELECT 1 FROM runs r WHERE r.asm_id = s.asm_id AND r.ended_at IS NULL)
+        OR EXISTS (SELECT 1 FROM runs r WHERE r.asm_id = s.asm_id AND r.ended_at IS NULL AND ${
+      runInRangeSql("r")
+    })
      ORDER BY asm_id`,
   ).all() as Row[]).map((r) => ({
     asm_id: String(r.asm_id),
@@ -202,18 +208,80 @@ export function clearFinishedActivity(ledger: Ledger): number {
   );
 }
 
+/** A run closed because its process key is out of range, as the poll's log line names it. */
+export interface OutOfRangeRun {
+  run_id: number;
+  asm_id: string;
+  /** the stored values as SQLite prints them (a number beyond 2^53 cannot be read as one) */
+  pid: string;
+  proc_start: string;
+  why: string;
+}
+
+/** What `runs.end_reason` says of a run closed for being out of range. */
+export const OUT_OF_RANGE_END = "out of range: no process has this pid and start time";
+
 /**
- * Closes the runs whose processes are gone, session by session (the transition decides: a live session with no
- * run left becomes lost; a killed one stays killed), then clears the activity of the sessions that finished.
- * Returns each session's status afterwards.
+ * Closes every open run whose process key is out of range (bounds.ts: an older asm stored what a hook event or a
+ * hand edit said), and returns them: no process can carry such a run, and no reader sees it (each filters with
+ * `RUN_IN_RANGE_SQL`), so it is closed as it stands, its session's status left to the runs the transition sees.
+ * Closed once, it is never returned again. Reads the values only as text: as numbers they would throw.
+ */
+export function closeRunsOutOfRange(ledger: Ledger, at: string): OutOfRangeRun[] {
+  const find = `SELECT run_id, asm_id, CAST(pid AS TEXT) AS pid, CAST(proc_start AS TEXT) AS proc_start,
+      typeof(pid) AS pid_type, typeof(proc_start) AS start_type
+    FROM runs WHERE ended_at IS NULL AND NOT ${RUN_IN_RANGE_SQL}`;
+  // one read on the open-runs index; most ticks find nothing and write nothing
+  if (ledger[DB].prepare(find).get() === undefined) return [];
+  return ledger[DB].write((db) => {
+    const rows = db.prepare(find).all() as Row[];
+    const close = db.prepare("UPDATE runs SET ended_at = ?, end_reason = ? WHERE run_id = ?");
+    return rows.map((r) => {
+      close.run(at, OUT_OF_RANGE_END, r.run_id);
+      const pid = String(r.pid);
+      const procStart = String(r.proc_start);
+      return {
+        run_id: Number(r.run_id),
+        asm_id: String(r.asm_id),
+        pid,
+        proc_start: procStart,
+        why: pidProblem(valueOf(pid, r.pid_type)) ?? ticksProblem(valueOf(procStart, r.start_type)) ??
+          "out of range",
+      };
+    });
+  });
+}
+
+/** A stored value, given as text, as the range checks take it: a number as a number (beyond 2^53, a BigInt). */
+function valueOf(text: string, type: unknown): unknown {
+  if (type === "real") return Number(text);
+  if (type !== "integer") return text;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : BigInt(text);
+}
+
+/**
+ * Closes the runs whose processes are gone, session by session, each in its own transaction (the transition
+ * decides: a live session with no run left becomes lost; a killed one stays killed), then clears the activity of
+ * the sessions that finished. Returns each session's status afterwards. A session whose close fails is handed to
+ * `failed` (when given; else the error is thrown) and the others still close: one bad row must not keep every
+ * other session's runs open.
  */
 export function closeGoneRuns(
   ledger: Ledger,
   gone: ReadonlyMap<string, ProcessKey[]>,
   at: string,
+  failed?: (asmId: string, err: unknown) => void,
 ): Map<string, Status | null> {
   const after = new Map<string, Status | null>();
-  for (const [asmId, runs] of gone) after.set(asmId, ledger.runsGone(asmId, runs, at));
+  for (const [asmId, runs] of gone) {
+    try {
+      after.set(asmId, ledger.runsGone(asmId, runs, at));
+    } catch (err) {
+      if (!failed) throw err;
+      failed(asmId, err);
+    }
+  }
   if (gone.size) clearFinishedActivity(ledger);
   return after;
 }

@@ -6,11 +6,27 @@
  *
  * The import never makes a session live and never overwrites what hooks own: a new row is `ended`; an existing
  * row keeps its status, its end, and a name a hook gave it. It fills the derived fields.
+ *
+ * Transcripts are as hostile as event files: every value a row takes from one is checked on the way in
+ * (`bounds.ts`). One out of range is stored as null (a day outside the window is left out), the rest of the row
+ * kept, and `writeDerived` names it for the import's one log line; a session id out of range is no row at all.
  * @module
  */
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from "node:sqlite";
 import { HIDDEN_REASON_SQL, STILL_BEING_READ_SQL } from "./hidden.ts";
 import { DB, type Ledger } from "./ledger.ts";
+import {
+  EARLIEST_TS,
+  FUTURE_SLACK_MS,
+  idProblem,
+  NAME_MAX_CHARS,
+  pathProblem,
+  textProblem,
+  timeProblem,
+  tokensProblem,
+  wordProblem,
+} from "./bounds.ts";
+import { isoAt } from "./time.ts";
 
 type Row = Record<string, SQLInputValue>;
 
@@ -129,6 +145,103 @@ export function filesOfSession(ledger: Ledger, asmId: string): { path: string; f
 export interface WriteReport {
   inserted: number;
   updated: number;
+  /** the sessions whose values out of range were left out (or, for a session id, the whole row), and why */
+  dropped: DroppedValues[];
+}
+
+/** One session's values the import's door left out. */
+export interface DroppedValues {
+  asm_id: string;
+  transcript_path: string;
+  /** by field: why it was left out */
+  dropped: Record<string, string>;
+}
+
+type Checks<T> = [keyof T & string, (value: unknown) => string | null][];
+
+const LISTED_CHECKS: Checks<ListedSession> = [
+  ["cwd", pathProblem],
+  ["source", wordProblem],
+  ["thread_source", wordProblem],
+  ["first_message", (v) => textProblem(v)],
+  ["name", (v) => textProblem(v, NAME_MAX_CHARS)],
+  ["title", (v) => textProblem(v)],
+  ["summary", (v) => textProblem(v)],
+  ["model", wordProblem],
+  ["context_tokens", tokensProblem],
+  ["context_window", tokensProblem],
+  ["agent_version", wordProblem],
+];
+
+const DERIVED_CHECKS: Checks<DerivedSession> = [
+  ...(LISTED_CHECKS as Checks<DerivedSession>),
+  ["project", (v) => textProblem(v, NAME_MAX_CHARS)],
+  ["primary_folder", pathProblem],
+  ["turns", (v) => Number.isSafeInteger(v) && (v as number) >= 0 ? null : `${v} is not a count`],
+];
+
+/**
+ * A session as the import's door lets it in: each value out of range null (and named), each day outside the
+ * window left out; null when its session id is out of range (no row can be keyed on it). Pure.
+ */
+export function boundSession<T extends ListedSession | DerivedSession>(
+  session: T,
+  nowMs: number,
+): { session: T | null; dropped: Record<string, string> } {
+  const dropped: Record<string, string> = {};
+  const idWhy = idProblem(session.agent_session_id);
+  if (idWhy !== null) {
+    return { session: null, dropped: { agent_session_id: `${idWhy}; the session is left out` } };
+  }
+  const out = { ...session } as Record<string, unknown>;
+  const checks = ("days" in session ? DERIVED_CHECKS : LISTED_CHECKS) as Checks<T>;
+  for (const [key, problem] of checks) {
+    const value = out[key];
+    if (value === null || value === undefined) continue;
+    const why = problem(value);
+    if (why === null) continue;
+    dropped[key] = why;
+    out[key] = key === "turns" ? 0 : null;
+  }
+  for (const key of ["started_at", "last_seen"] as const) {
+    const value = out[key];
+    if (typeof value !== "string") continue;
+    const why = timeProblem(value, nowMs);
+    if (why === null) continue;
+    dropped[key] = why;
+    out[key] = null;
+  }
+  if ("days" in session) {
+    // a day is the UTC date of a moment: the same window, in whole days
+    const first = EARLIEST_TS.slice(0, 10);
+    const last = isoAt(nowMs + FUTURE_SLACK_MS).slice(0, 10);
+    const outside = Object.keys(session.days).filter((day) => !(day >= first && day <= last));
+    if (outside.length > 0) {
+      out.days = Object.fromEntries(Object.entries(session.days).filter(([day]) => !outside.includes(day)));
+      dropped.days = `${outside.length} day(s) outside ${first} to ${last} left out, first ${
+        JSON.stringify(outside[0].slice(0, 40))
+      }`;
+    }
+  }
+  return { session: out as T, dropped };
+}
+
+/** Every session of a batch through {@link boundSession}; the ones left out, and the drops, reported. */
+function bounded<T extends ListedSession | DerivedSession>(
+  sessions: readonly T[],
+  now: string,
+): { sessions: T[]; dropped: DroppedValues[] } {
+  const nowMs = Date.parse(now);
+  const kept: T[] = [];
+  const dropped: DroppedValues[] = [];
+  for (const s of sessions) {
+    const checked = boundSession(s, nowMs);
+    if (checked.session !== null) kept.push(checked.session);
+    if (Object.keys(checked.dropped).length > 0) {
+      dropped.push({ asm_id: s.asm_id, transcript_path: s.transcript_path, dropped: checked.dropped });
+    }
+  }
+  return { sessions: kept, dropped };
 }
 
 const UPSERT_SESSION = `
@@ -253,16 +366,18 @@ WHERE import_state.listed = 1`;
 /**
  * Writes what phase one listed, in ONE transaction: the rows (marked `listed`, never over a derived row) and the
  * files (on record as listed, so a second start does not list them again and the full pass still reads them).
- * Returns the rows written (a derived row it left alone is not one).
+ * Returns the rows written (a derived row it left alone is not one). Values out of range are left out as
+ * `writeDerived` leaves them out, unreported: the full pass reads the same file whole and names them then.
  */
 export function writeListed(
   ledger: Ledger,
   batch: { sessions: ListedSession[]; files: ListedFile[]; now: string },
 ): { rows: number } {
+  const { sessions } = bounded(batch.sessions, batch.now);
   return ledger[DB].write((db) => {
     const upsert = db.prepare(UPSERT_LISTED);
     let rows = 0;
-    for (const s of batch.sessions) {
+    for (const s of sessions) {
       // positional, and no read before each write: a first run writes thousands of these while its reads wait
       rows += Number(
         upsert.run(
@@ -296,12 +411,14 @@ export function writeListed(
 
 /**
  * Writes a batch of derived sessions and the files they were read from, in ONE transaction (a batch of hundreds
- * of sessions costs one commit, not hundreds).
+ * of sessions costs one commit, not hundreds). Each session's values out of range are left out and named in the
+ * report's `dropped` (see {@link boundSession}).
  */
 export function writeDerived(
   ledger: Ledger,
   batch: { sessions: DerivedSession[]; files: ImportStateRow[]; now: string },
 ): WriteReport {
+  const { sessions, dropped } = bounded(batch.sessions, batch.now);
   return ledger[DB].write((db) => {
     const exists = db.prepare("SELECT 1 FROM sessions WHERE asm_id = ?");
     const upsert = db.prepare(UPSERT_SESSION);
@@ -311,8 +428,8 @@ export function writeDerived(
     const addDay = db.prepare("INSERT INTO session_days (asm_id, day, day_turns) VALUES (?, ?, ?)");
     const addFolder = db.prepare("INSERT INTO session_folders (asm_id, folder, score) VALUES (?, ?, ?)");
     const addSkill = db.prepare("INSERT INTO session_skills (asm_id, skill, runs) VALUES (?, ?, ?)");
-    const report: WriteReport = { inserted: 0, updated: 0 };
-    for (const s of batch.sessions) {
+    const report: WriteReport = { inserted: 0, updated: 0, dropped };
+    for (const s of sessions) {
       const existed = exists.get(s.asm_id) !== undefined;
       if (existed) report.updated++;
       else report.inserted++;

@@ -62,7 +62,7 @@ Deno.test("a session the import finds is stored ended, with its days, folders an
   const { ledger, dir } = tempLedger();
   try {
     const r = writeDerived(ledger, { sessions: [derived("a")], files: [], now: NOW });
-    assert.deepEqual(r, { inserted: 1, updated: 0 });
+    assert.deepEqual(r, { inserted: 1, updated: 0, dropped: [] });
     const [view] = sessionViews(ledger);
     assert.equal(view.status, "ended");
     assert.equal(view.turns, 3);

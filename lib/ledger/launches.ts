@@ -9,8 +9,9 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { DB, type Ledger } from "./ledger.ts";
+import { DB, type Ledger, LedgerError } from "./ledger.ts";
 import { asmIdOf } from "./identity.ts";
+import { bootIdProblem, idProblem, pidProblem, ticksProblem } from "./bounds.ts";
 
 type Row = Record<string, SQLInputValue>;
 
@@ -106,8 +107,15 @@ export function recordLaunch(ledger: Ledger, launch: LaunchRequested): void {
   });
 }
 
-/** Records where the launch's window opened. */
+/**
+ * Records where the launch's window opened. A pane pid, start time or boot id out of range (bounds.ts) is refused
+ * with LedgerError: the terminal host and /proc gave it, and it would be no process to prove.
+ */
 export function recordWindow(ledger: Ledger, token: string, window: LaunchWindow): void {
+  const why = pidProblem(window.pane_pid) ??
+    (window.pane_proc_start === null ? null : ticksProblem(window.pane_proc_start)) ??
+    (window.boot_id === null ? null : bootIdProblem(window.boot_id));
+  if (why !== null) throw new LedgerError(`launch ${token}: the window's process is out of range: ${why}`);
   ledger[DB].write((db) => {
     db.prepare(
       `UPDATE launches SET window_id = $window_id, pane_id = $pane_id, pane_pid = $pane_pid,
@@ -252,6 +260,10 @@ export interface AdoptedThread {
  * thread: a row that exists is somebody's, and a live one is driven by someone else.
  */
 export function adoptThread(ledger: Ledger, thread: AdoptedThread): boolean {
+  const why = pidProblem(thread.pid) ?? ticksProblem(thread.procStart) ?? idProblem(thread.agentSessionId);
+  if (why !== null) {
+    throw new LedgerError(`launch ${thread.token}: the adopted thread is out of range: ${why}`);
+  }
   const asmId = asmIdOf(thread.agent, thread.agentSessionId);
   return ledger[DB].write((db) => {
     if (db.prepare("SELECT 1 FROM sessions WHERE asm_id = ?").get(asmId)) return false;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Ledger } from "./ledger.ts";
+import { Ledger, LedgerError } from "./ledger.ts";
 import { asmIdOf } from "./identity.ts";
 import {
   adoptThread,
@@ -176,4 +176,33 @@ Deno.test("adoption makes the live row a start would have made, once, and never 
   assert.equal(launchRow(t.ledger, "asmlt_a")?.matched_by, "adoption");
   assert.equal(adoptThread(t.ledger, { ...thread, token: "asmlt_b" }), false, "the row exists now");
   assert.equal(t.ledger.runs(id).length, 1);
+});
+
+Deno.test("the launch door refuses a process out of range: a pane pid tmux gave, an adopted thread's process", () => {
+  using t = tempLedger();
+  recordLaunch(t.ledger, requested());
+  const window = { window_id: "@3", pane_id: "%4", pane_pid: 900, pane_proc_start: 77, boot_id: "b" };
+  for (
+    const bad of [{ pane_pid: 2 ** 62 }, { pane_pid: 0 }, { pane_proc_start: -1 }, { boot_id: "../etc" }]
+  ) {
+    assert.throws(
+      () => recordWindow(t.ledger, "asmlt_one", { ...window, ...bad }),
+      LedgerError,
+      JSON.stringify(bad),
+    );
+  }
+  assert.equal(launchRow(t.ledger, "asmlt_one")?.pane_pid, null, "nothing of them was written");
+  const thread = {
+    token: "asmlt_one",
+    agent: "claude",
+    agentSessionId: "s-adopt",
+    cwd: "/home/user/project",
+    pid: 2 ** 62,
+    procStart: 10,
+    bootId: "b",
+    harness: false,
+    at: "2026-11-29T22:00:12.000Z",
+  };
+  assert.throws(() => adoptThread(t.ledger, thread), LedgerError);
+  assert.equal(t.ledger.session(asmIdOf("claude", "s-adopt")), null);
 });

@@ -5,7 +5,8 @@
  * @module
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import type { HookEvent } from "./event.ts";
+import { eventRangeProblem, type HookEvent } from "./event.ts";
+import { pidProblem, RUN_IN_RANGE_SQL, ticksProblem } from "./bounds.ts";
 import { HIDDEN_REASON_SQL, underHarnessRoot } from "./hidden.ts";
 import { asmIdOf } from "./identity.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
@@ -22,6 +23,7 @@ import {
 import { type Clock, errorText } from "../lang/mod.ts";
 import { type FileIdentity, fileIdentity, identityProblem, LedgerUnwritableError } from "./ledger_file.ts";
 import { cacheStatements } from "./statement_cache.ts";
+import { readWide } from "./wide_reads.ts";
 
 /** Options of `Ledger.open`. */
 export interface LedgerOptions {
@@ -113,10 +115,19 @@ export class Ledger {
   #opened: FileIdentity | null;
   /** why writes are held (the server's watch found the file or its folder read-only), or null */
   #held: string | null = null;
+  /** reads that met a number too large to be one, not yet taken (wide_reads.ts) */
+  #wideReads: string[];
 
-  private constructor(path: string, db: DatabaseSync, options: LedgerOptions, opened: FileIdentity | null) {
+  private constructor(
+    path: string,
+    db: DatabaseSync,
+    options: LedgerOptions,
+    opened: FileIdentity | null,
+    wideReads: string[],
+  ) {
     this.path = path;
     this.#db = db;
+    this.#wideReads = wideReads;
     this.#opened = opened;
     this.#harnessRoots = options.harnessRoots ?? [];
     this.#now = options.now ?? Date.now;
@@ -143,13 +154,20 @@ export class Ledger {
         );
       }
     }
-    // each SQL text compiled once per connection: see statement_cache.ts (native memory V8 does not count)
-    const db = cacheStatements(new DatabaseSync(path));
+    // each SQL text compiled once per connection: see statement_cache.ts (native memory V8 does not count); each
+    // read survives a stored number too large to be one (wide_reads.ts), and says so once per statement
+    const wideReads: string[] = [];
+    const met = new Set<string>();
+    const db = cacheStatements(readWide(new DatabaseSync(path), (sql) => {
+      if (met.has(sql)) return;
+      met.add(sql);
+      wideReads.push(sql);
+    }));
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA foreign_keys = ON");
-    const ledger = new Ledger(path, db, options, path === ":memory:" ? null : fileIdentity(path));
+    const ledger = new Ledger(path, db, options, path === ":memory:" ? null : fileIdentity(path), wideReads);
     ledger.#migrate();
     return ledger;
   }
@@ -169,6 +187,14 @@ export class Ledger {
       opened: this.#opened,
       current: this.#opened === null ? null : fileIdentity(this.path),
     };
+  }
+
+  /**
+   * The reads (their SQL) that met a stored integer beyond 2^53 since the last call, each once per ledger: such a
+   * value was read as null instead of failing the read (wide_reads.ts). The server's ledger watch logs them.
+   */
+  takeWideReads(): string[] {
+    return this.#wideReads.splice(0);
   }
 
   /**
@@ -271,6 +297,11 @@ export class Ledger {
           `is ${expected}`,
       );
     }
+    // parseEvent dropped these already; an event built elsewhere must not store a run no read could load
+    const outOfRange = eventRangeProblem(event);
+    if (outOfRange !== null) {
+      throw new LedgerError(`event ${event.event_id} carries a value out of range, ${outOfRange}`);
+    }
     return this.#tx(() => {
       if (this.#stmt("SELECT 1 FROM events WHERE id = ?").get(event.event_id)) return "duplicate";
       const state = this.#load(event.asm_id);
@@ -356,6 +387,10 @@ export class Ledger {
   }
 
   #input(asmId: string, input: LedgerInput): Status | null {
+    if (input.kind === "run_evidenced" || input.kind === "resume_evidenced") {
+      const why = pidProblem(input.run.pid) ?? ticksProblem(input.run.proc_start);
+      if (why !== null) throw new LedgerError(`the run of session ${asmId} is out of range: ${why}`);
+    }
     return this.#tx(() => {
       const state = this.#load(asmId);
       if (!state.session) return null;
@@ -378,7 +413,9 @@ export class Ledger {
 
   #load(asmId: string): LedgerState {
     const s = this.#stmt("SELECT * FROM sessions WHERE asm_id = ?").get(asmId) as Row | undefined;
-    const runs = this.#stmt("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
+    // a run out of range names no process (an older asm stored it): it is no run, and reading it would throw
+    const runs = this.#stmt(`SELECT * FROM runs WHERE asm_id = ? AND ${RUN_IN_RANGE_SQL} ORDER BY run_id`)
+      .all(asmId) as Row[];
     return {
       session: s
         ? {
@@ -483,15 +520,19 @@ export class Ledger {
     return rows.map(toSessionRow);
   }
 
-  /** The runs of one session, oldest first. */
+  /** The runs of one session, oldest first (a run whose process key is out of range is none: see bounds.ts). */
   runs(asmId: string): RunRow[] {
-    const rows = this.#stmt("SELECT * FROM runs WHERE asm_id = ? ORDER BY run_id").all(asmId) as Row[];
+    const rows = this.#stmt(`SELECT * FROM runs WHERE asm_id = ? AND ${RUN_IN_RANGE_SQL} ORDER BY run_id`)
+      .all(asmId) as Row[];
     return rows.map((r) => ({ ...toRunState(r), run_id: Number(r.run_id), asm_id: String(r.asm_id) }));
   }
 
-  /** Every run whose process has not been seen to end. */
+  /** Every run whose process has not been seen to end (in range: see bounds.ts). */
   openRuns(): RunRow[] {
-    const rows = this.#stmt("SELECT * FROM runs WHERE ended_at IS NULL ORDER BY run_id").all() as Row[];
+    const rows = this.#stmt(
+      `SELECT * FROM runs WHERE ended_at IS NULL AND ${RUN_IN_RANGE_SQL} ORDER BY run_id`,
+    )
+      .all() as Row[];
     return rows.map((r) => ({ ...toRunState(r), run_id: Number(r.run_id), asm_id: String(r.asm_id) }));
   }
 

@@ -7,7 +7,8 @@
  */
 export { asmIdOf } from "./identity.ts";
 export { isIsoUtcMs, isoAt, toIso } from "./time.ts";
-export { type Ancestor, BadEventError, type HookEvent, parseEvent } from "./event.ts";
+export { type Ancestor, BadEventError, type HookEvent, parseEvent, type ParseOptions } from "./event.ts";
+export { pidProblem } from "./bounds.ts";
 export type { ProcessKey, RunState, Status } from "./transition.ts";
 export { underHarnessRoot } from "./hidden.ts";
 export {
@@ -59,11 +60,13 @@ export {
   type ActivityUpdate,
   clearFinishedActivity,
   closeGoneRuns,
+  closeRunsOutOfRange,
   type HookActivity,
   hookActivity,
   listDigest,
   type LiveRow,
   liveRows,
+  type OutOfRangeRun,
   pollRows,
   type PollSessionRow,
   recordActivity,

@@ -8,6 +8,7 @@ import { type SessionView, sessionViewsOf } from "./derived.ts";
 import { LedgerError } from "./ledger.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { type CardLinkSource, cardLinkSourceOf, tablesProblem } from "./links_carry.ts";
+import { readWide } from "./wide_reads.ts";
 
 /** A read-only view of a ledger file. */
 export interface ReadOnlyLedger {
@@ -65,7 +66,8 @@ export function openReadOnly(path: string): ReadOnlyLedger | null {
     if (err instanceof Deno.errors.NotFound) return null;
     throw err;
   }
-  const db = new DatabaseSync(path, { readOnly: true });
+  // a stored number too large to be one is shown empty rather than failing the command (the server logs it)
+  const db = readWide(new DatabaseSync(path, { readOnly: true }));
   try {
     db.exec("PRAGMA busy_timeout = 5000");
     const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as

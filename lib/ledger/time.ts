@@ -14,9 +14,17 @@ export function isIsoUtcMs(value: unknown): value is string {
     !Number.isNaN(Date.parse(value));
 }
 
-/** Normalises any parseable timestamp to the ledger's form; null when it cannot be parsed. */
+/** The most milliseconds a Date holds either side of the epoch (a larger number is no moment at all). */
+const DATE_LIMIT_MS = 8.64e15;
+
+/**
+ * Normalises any parseable timestamp to the ledger's form; null when it cannot be parsed, or names no moment a
+ * Date can hold (a number of 1e20 ms would make `toISOString` throw).
+ */
 export function toIso(value: unknown): string | null {
-  if (typeof value === "number" && Number.isFinite(value)) return isoAt(value);
+  if (typeof value === "number") {
+    return Number.isFinite(value) && Math.abs(value) <= DATE_LIMIT_MS ? isoAt(value) : null;
+  }
   if (typeof value !== "string" || value === "") return null;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : isoAt(ms);

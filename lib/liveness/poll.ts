@@ -4,6 +4,11 @@
  * pure `judge()`, then writes what it decided through the ledger: gone runs closed (a session with none left
  * becomes lost), activity words with their reason and freshness stored. Unknown status values and failing
  * adapters are logged once each, never thrown.
+ *
+ * Every row is on its own: a run whose pid or start time is out of range (stored by an older asm) is closed with
+ * one log line, and a session whose transcript cannot be looked at or whose write fails costs one log line (once,
+ * not every 5 s) while every other session is judged and written. Only a ledger that refuses every write stops
+ * the tick (the ledger watch says why).
  * @module
  */
 import {
@@ -19,9 +24,11 @@ import {
   type ActivityUpdate,
   clearFinishedActivity,
   closeGoneRuns,
+  closeRunsOutOfRange,
   hookActivity,
   isoAt,
   type Ledger,
+  LedgerUnwritableError,
   pollRows,
   type ProcessKey,
   recordActivity,
@@ -101,14 +108,18 @@ export function procLookup(source: ProcSource): ProcLookup & { table(): Map<numb
   };
 }
 
-function mtimeOf(path: string | null): string | null {
+/**
+ * The transcript's mtime, or null when it is not there. Any other failure (a path the kernel refuses: too long,
+ * a NUL byte, a loop of links) is this session's alone: null, and one log line.
+ */
+function mtimeOf(path: string | null, rowFailed: (err: unknown) => void): string | null {
   if (!path) return null;
   try {
     const mtime = Deno.statSync(path).mtime;
     return mtime ? toIso(mtime.getTime()) : null;
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return null;
-    throw err;
+    if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) rowFailed(err);
+    return null;
   }
 }
 
@@ -118,11 +129,34 @@ function logOnce(state: PollState, log: PollDeps["log"], key: string, line: LogL
   log?.(line);
 }
 
+/**
+ * One row's failure: one log line per (row, step, error), kept for the server's life, so a row that fails every
+ * tick is named once. A ledger refusing writes is no row's failure: it stops the tick (tasks.ts, the watch).
+ */
+function rowFailure(state: PollState, log: PollDeps["log"], step: string, asmId: string) {
+  return (err: unknown): void => {
+    if (err instanceof LedgerUnwritableError) throw err;
+    const error = errorText(err);
+    // the kernel's message may quote the whole path it refused (a hostile one is kilobytes long)
+    const shown = error.length > 300 ? `${error.slice(0, 300)}...` : error;
+    logOnce(state, log, `row ${step} ${asmId} ${error}`, {
+      what: "poll: row failed",
+      step,
+      asm_id: asmId,
+      error: shown,
+    });
+  };
+}
+
 /** One poll: judge every open run and live session, write the result. */
 export function pollOnce(deps: PollDeps): PollReport {
   const { ledger } = deps;
   const state = deps.state ?? newPollState();
   const at = isoAt(deps.now?.() ?? Date.now());
+  // a run no process can carry (an older asm stored a pid of 2^62): closed once, named once, read by nobody
+  for (const run of closeRunsOutOfRange(ledger, at)) {
+    deps.log?.({ what: "poll: run out of range closed", ...run });
+  }
   const rows = pollRows(ledger);
   if (rows.sessions.length === 0 && rows.runs.length === 0) {
     clearFinishedActivity(ledger);
@@ -137,8 +171,8 @@ export function pollOnce(deps: PollDeps): PollReport {
   const evidence = askAgents(open.byAgent, agents, { deps, state, procs, source });
   const judgement = judgeNow(rows, open.runs, evidence, { deps, state, agents, procs, source, at });
   state.memory = judgement.memory;
-  const { closed, lost } = closeGone(judgement, ledger, at, deps.log);
-  adoptRuns(judgement, ledger, { at, bootId: bootId(source), log: deps.log });
+  const { closed, lost } = closeGone(judgement, ledger, { at, state, log: deps.log });
+  adoptRuns(judgement, ledger, { at, bootId: bootId(source), state, log: deps.log });
   logUnknown(judgement, state, deps.log);
   const changed = recordJudgedActivity(judgement, ledger) + recordUnsure(ledger, judgement.unsure);
   return { at, runs: open.runs.length, sessions: judgement.activity.size, closed, lost, changed };
@@ -234,7 +268,9 @@ function judgeNow(
     agent: s.agent,
     agentSessionId: s.agent_session_id,
     status: s.status,
-    transcriptAt: open(s.status) ? mtimeOf(s.transcript_path) : null,
+    transcriptAt: open(s.status)
+      ? mtimeOf(s.transcript_path, rowFailure(state, deps.log, "transcript", s.asm_id))
+      : null,
   }));
   const stalled = new Map(agents.map((a) => [a.name, a.stalled_minutes * 60_000]));
   return judge({
@@ -254,22 +290,28 @@ function judgeNow(
   });
 }
 
-/** Closes the runs the judge found gone (a live session with none left becomes lost); one log line each. */
+/**
+ * Closes the runs the judge found gone (a live session with none left becomes lost); one log line each. A session
+ * whose close fails is named once and tried again next tick; the others close.
+ */
 function closeGone(
   judgement: Judgement,
   ledger: Ledger,
-  at: string,
-  log: PollDeps["log"],
+  context: { at: string; state: PollState; log: PollDeps["log"] },
 ): { closed: number; lost: string[] } {
+  const { at, state, log } = context;
   const gone = new Map<string, ProcessKey[]>([...judgement.gone].map(([id, g]) => [id, g.runs]));
-  const after = closeGoneRuns(ledger, gone, at);
+  const after = closeGoneRuns(ledger, gone, at, (asmId, err) => rowFailure(state, log, "close", asmId)(err));
   const lost: string[] = [];
+  let closed = 0;
   for (const [asmId, g] of judgement.gone) {
+    if (!after.has(asmId)) continue;
     const status = after.get(asmId) ?? null;
     if (status === "lost") lost.push(asmId);
+    closed += g.runs.length;
     log?.({ what: "poll: runs gone", asm_id: asmId, runs: g.runs, why: g.why, status });
   }
-  return { closed: [...gone.values()].reduce((n, r) => n + r.length, 0), lost };
+  return { closed, lost };
 }
 
 /**
@@ -279,10 +321,15 @@ function closeGone(
 function adoptRuns(
   judgement: Judgement,
   ledger: Ledger,
-  context: { at: string; bootId: string | null; log: PollDeps["log"] },
+  context: { at: string; bootId: string | null; state: PollState; log: PollDeps["log"] },
 ): void {
   for (const a of judgement.adopt) {
-    ledger.adoptRun(a.asmId, { pid: a.pid, proc_start: a.procStart, boot_id: context.bootId }, context.at);
+    try {
+      ledger.adoptRun(a.asmId, { pid: a.pid, proc_start: a.procStart, boot_id: context.bootId }, context.at);
+    } catch (err) {
+      rowFailure(context.state, context.log, "adopt", a.asmId)(err);
+      continue;
+    }
     context.log?.({ what: "poll: run from the agent's own records", asm_id: a.asmId, pid: a.pid });
   }
 }

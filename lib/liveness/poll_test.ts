@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadAgents } from "../agents/mod.ts";
 import { tempHomes, writeFile } from "../agents/_test_utils.ts";
 import { Ledger, liveRows } from "../ledger/mod.ts";
-import { hookEvent } from "../ledger/_test_utils.ts";
+import { hookEvent, writeSql } from "../ledger/_test_utils.ts";
 import { bootId, identityOf } from "../procs/mod.ts";
 import { newPollState, pollOnce, procLookup } from "./poll.ts";
 
@@ -200,4 +200,56 @@ Deno.test("the stalled threshold is each agent's stalled_minutes in agents.toml,
     () => loadAgents({ asmHome: homes.asmHome }),
     /codex\.stalled_minutes must be a number of minutes above 0, not the string "5"/,
   );
+});
+
+Deno.test("a bad row costs one log line, once, and every other session is still judged", async () => {
+  await using w = world();
+  const alive = w.sleeper();
+  const gone = w.sleeper();
+  const live = w.session("gemini", "sid-alive", alive.pid, alive.ticks);
+  const ended = w.session("gemini", "sid-gone", gone.pid, gone.ticks);
+  // what an older asm stored: a run of pid 2^62 as a session's only run, and a transcript path the kernel refuses
+  const huge = w.session("gemini", "sid-huge-pid", alive.pid, alive.ticks, { agent_pid: null });
+  writeSql(
+    w.ledger,
+    "INSERT INTO runs (asm_id, pid, proc_start, boot_id, started_at) VALUES (?, ?, 1, ?, ?)",
+    huge,
+    2n ** 62n,
+    bootId(),
+    iso(T0),
+  );
+  const longPath = w.session("gemini", "sid-long-path", alive.pid, alive.ticks, { agent_pid: null });
+  writeSql(
+    w.ledger,
+    "UPDATE sessions SET transcript_path = ? WHERE asm_id = ?",
+    `/${"a".repeat(5000)}`,
+    longPath,
+  );
+  gone.child.kill("SIGKILL");
+  await gone.child.status;
+
+  const lines: Record<string, unknown>[] = [];
+  const state = newPollState();
+  const deps = {
+    ledger: w.ledger,
+    env: w.homes.env,
+    agents: w.agents,
+    state,
+    log: (l: Record<string, unknown>) => lines.push(l),
+  };
+  for (let tick = 1; tick <= 3; tick++) pollOnce({ ...deps, now: () => T0 + tick * 5000 });
+
+  assert.equal(w.ledger.session(live)!.status, "live");
+  assert.equal(w.ledger.session(ended)!.status, "lost", "the session beside the bad rows was judged");
+  const closed = lines.filter((l) => l.what === "poll: run out of range closed");
+  assert.equal(closed.length, 1);
+  assert.deepEqual([closed[0].asm_id, closed[0].pid], [huge, "4611686018427387904"]);
+  const failed = lines.filter((l) => l.what === "poll: row failed");
+  assert.equal(failed.length, 1, JSON.stringify(failed));
+  assert.deepEqual([failed[0].asm_id, failed[0].step], [longPath, "transcript"]);
+  assert.match(String(failed[0].error), /File name too long/);
+  assert.ok(String(failed[0].error).length < 400, "the refused path is not copied whole into the log");
+  // the rows themselves: the bad run closed, its session live without it (as if the event had named no pid)
+  assert.deepEqual(w.ledger.runs(huge).map((r) => r.pid), []);
+  assert.equal(w.ledger.session(huge)!.status, "live");
 });

@@ -73,6 +73,11 @@ export interface ReplayReport {
   /** already in the ledger (the snapshot had them) */
   duplicates: number;
   ignored: number;
+  /**
+   * events stored again with values out of range left out (lib/ledger `parseEvent`, as the drain did): the file
+   * still holds them, the ledger never does
+   */
+  dropped: number;
   /** files that could not be read or parsed, or that the ledger refused: named in `problems` (the first 10) */
   unreadable: number;
   problems: string[];
@@ -80,8 +85,9 @@ export interface ReplayReport {
 
 /**
  * Applies every event file under `processed/<date>/` again, a day at a time and, within a day, in timestamp
- * order (the drain applied them in that order too), exactly as the drain would: the orphan rule for an event of
- * a session with no row, then the ledger's transition.
+ * order (the drain applied them in that order too), exactly as the drain would: each value checked on the way in
+ * (one out of range left out), the orphan rule for an event of a session with no row, then the ledger's
+ * transition.
  */
 export function replayProcessed(deps: ReplayDeps): ReplayReport {
   const root = join(deps.asmHome, "processed");
@@ -90,6 +96,7 @@ export function replayProcessed(deps: ReplayDeps): ReplayReport {
     applied: 0,
     duplicates: 0,
     ignored: 0,
+    dropped: 0,
     unreadable: 0,
     problems: [],
   };
@@ -134,6 +141,7 @@ export function replayProcessed(deps: ReplayDeps): ReplayReport {
         if (outcome === "applied") report.applied++;
         else if (outcome === "duplicate") report.duplicates++;
         else report.ignored++;
+        if (outcome !== "duplicate" && event.dropped) report.dropped++;
       } catch (err) {
         // a refused event (its asm_id does not match) was refused by the drain too; anything else stops the
         // rebuild: the ledger could not write, and going on would only hide it

@@ -5,6 +5,10 @@
  * the connection was never closed), says so in one `server.log` line per change, and when the ledger was deleted
  * or replaced under the server it saves what the open connection still reads into a snapshot at once.
  *
+ * It also says, once per statement, when a read met a stored number too large to be one (beyond 2^53: no value
+ * asm stores is that large, so an older asm or a hand edit put it there) and read it as empty instead of failing
+ * (lib/ledger `wide_reads.ts`).
+ *
  * Whether a file can be written is asked of the kernel in a child (`test -w`, which is faccessat): Deno's
  * node:fs `access` answers from the mode bits (wrong for root, blind to `chattr +i`), and opening the ledger file
  * in this process would drop SQLite's locks on it when closed.
@@ -68,6 +72,12 @@ export class LedgerWatch {
 
   async #look(): Promise<LedgerWatchFacts> {
     const { ledger } = this.#deps;
+    for (const sql of ledger.takeWideReads()) {
+      this.#deps.log({
+        what: "ledger: a stored number too large to be one was read as empty",
+        read: sql.replace(/\s+/g, " ").trim().slice(0, 200),
+      });
+    }
     const now = this.#deps.now ?? Date.now;
     const folder = dirname(ledger.path);
     if (ledger.fileIdentities().opened !== null) {

@@ -86,7 +86,11 @@ export const SERVICES: readonly Service[] = [
     },
   },
   // launches: matched to their sessions (token, ancestry walk, adoption); unmatched ones expire after 120 s
-  { name: "launches", everyMs: CORRELATE_EVERY_MS, run: (ctx) => void correlateForServer(ctx) },
+  {
+    name: "launches",
+    everyMs: CORRELATE_EVERY_MS,
+    run: (ctx) => void correlateForServer(ctx, ctx.state.correlation.logged),
+  },
   // the deep search index: catches up with what the import read (cheap when nothing changed: one query)
   { name: "search-index", everyMs: SEARCH_INDEX_EVERY_MS, run: (ctx) => searchIndexService(ctx) },
   // drained hook events hold prompts: kept processed_days (config.toml, default 30), then removed

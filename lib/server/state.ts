@@ -36,6 +36,8 @@ export interface ServerState {
   ledgerWatch: LedgerWatch;
   /** The board: its outliner, the claims, what the server believes of it, the sweep's cadence. */
   board: BoardRuntime;
+  /** The launches task's memory: the launch failures it has named, each once (lib/launch `correlate.ts`). */
+  correlation: { logged: Set<string> };
   /** The live sessions whose pane asm has proven (the `panes` service): the list offers Jump and Send on them. */
   panes: Set<string>;
   /** The session pages following their transcripts (`GET /api/sessions/:id/stream`): how many, and their end. */
@@ -65,6 +67,7 @@ export function newServerState(deps: {
     liveRevisions: { visible: new LiveRevision(), all: new LiveRevision() },
     sessionsBodies: new Map(),
     panes: new Set(),
+    correlation: { logged: new Set() },
     streams: { open: 0, closing: new AbortController() },
     views: new ViewRegistry(),
     drain: newDrainState(),
