@@ -1,6 +1,6 @@
 /**
  * `./asm test`: installs what is missing, runs every test (unit, gates, end-to-end) with `deno test` inside a
- * sandbox of temporary homes, and ends with one line `N passed, N failed`.
+ * sandbox of temporary homes, and ends with one line `N passed, N failed, N skipped`.
  * @module
  */
 import { join } from "node:path";
@@ -11,15 +11,20 @@ import { errorText } from "../lib/lang/mod.ts";
 /** The test folders, in the order they run. */
 const TEST_ROOTS = ["lib", "hooks", "routes", "islands", "verify", "bench"];
 
-/** Parses deno test's closing summary (`ok | 12 passed (3 steps) | 0 failed`). */
-export function parseSummary(output: string): { passed: number; failed: number } | null {
+/**
+ * Parses deno test's closing summary (`ok | 12 passed (3 steps) | 0 failed | 2 ignored`): a test `ignore`d is one
+ * skipped.
+ */
+export function parseSummary(output: string): { passed: number; failed: number; skipped: number } | null {
   const lines = output.split("\n").reverse();
   for (const line of lines) {
     // deno colours its summary; strip escape codes before reading the numbers
     // deno-lint-ignore no-control-regex
     const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
-    const m = plain.match(/(\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/);
-    if (m) return { passed: Number(m[1]), failed: Number(m[2]) };
+    const m = plain.match(
+      /(\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed(?: \((?:\d+ steps?)\))?(?: \| (\d+) ignored)?/,
+    );
+    if (m) return { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0) };
   }
   return null;
 }
@@ -97,6 +102,6 @@ export async function runAllTests(options: RunTestsOptions = {}): Promise<number
     failed++;
   }
   if (passed === 0 && failed === 0) failed = 1;
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(`${passed} passed, ${failed} failed, ${summary?.skipped ?? 0} skipped`);
   return failed === 0 ? 0 : 1;
 }
