@@ -16,23 +16,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROUTES } from "../routes/mod.ts";
 import { currentHolder, directFetch, startServer } from "../lib/server/mod.ts";
-import { asmIdOf } from "../lib/ledger/mod.ts";
-import { servedHome, until } from "../lib/cli/_test_utils.ts";
+import { hookEvent } from "../lib/ledger/_test_utils.ts";
+import { servedHome, spawnServe, until } from "../lib/cli/_test_utils.ts";
 
-const ASM = new URL("../asm", import.meta.url).pathname;
 const NOBODY = 65534;
-
-/** `./asm serve` for `env`, its file limit set by prlimit; the caller stops it by the pid its lock names. */
-function serveLimited(env: Record<string, string>, nofile: number): Deno.ChildProcess {
-  return new Deno.Command("prlimit", {
-    args: [`--nofile=${nofile}:${nofile}`, "--", ASM, "serve"],
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-}
 
 /** The server of `asmHome` once it answers: its pid and token. */
 async function waitServing(asmHome: string, port: number): Promise<{ pid: number; token: string }> {
@@ -124,7 +111,7 @@ Deno.test({
   ignore: Deno.uid() !== 0,
   async fn() {
     const served = servedHome("asm-flood-");
-    const server = serveLimited(served.env, 1024);
+    const server = spawnServe(served.env, { nofile: 1024 });
     const { pid, token } = await waitServing(served.asmHome, served.port);
     const flood = asNobody(HALF_OPEN_CLIENT, [String(served.port), "2000", "4000"]);
     try {
@@ -187,7 +174,7 @@ Deno.test({
   ignore: Deno.uid() !== 0,
   async fn() {
     const served = servedHome("asm-nofile-");
-    const server = serveLimited(served.env, 4096);
+    const server = spawnServe(served.env, { nofile: 4096 });
     const { pid, token } = await waitServing(served.asmHome, served.port);
     // one connection kept from before: the health is asked over it while no new one can be accepted
     const kept = Deno.createHttpClient({
@@ -248,37 +235,17 @@ Deno.test({
   },
 });
 
-/** A hook event file's JSON for a new session (what the hook writes). */
+/** A hook event file for a new session (what the hook writes), its payload padded to take room on the disk. */
 function eventFile(n: number): { name: string; text: string } {
-  const eventId = crypto.randomUUID();
-  const sid = crypto.randomUUID();
-  return {
-    name: `${eventId}.json`,
-    text: JSON.stringify({
-      v: 1,
-      event_id: eventId,
-      asm_id: asmIdOf("claude", sid),
-      agent: "claude",
-      event: "SessionStart",
-      raw_event: "SessionStart",
-      ts: new Date(Date.now() - 1000 + n).toISOString(),
-      agent_session_id: sid,
-      transcript_path: null,
-      cwd: "/home/user/project",
-      source: "startup",
-      launch_token: null,
-      session_name: null,
-      agent_pid: null,
-      agent_proc_start: null,
-      boot_id: null,
-      ancestors: [],
-      nested: false,
-      entrypoint: "cli",
-      pid_shared: false,
-      hook_ms: 10,
-      payload: { padding: "x".repeat(2000) },
-    }),
-  };
+  const event = hookEvent({
+    event_id: crypto.randomUUID(),
+    agent_session_id: crypto.randomUUID(),
+    ts: new Date(Date.now() - 1000 + n).toISOString(),
+    agent_pid: null,
+    agent_proc_start: null,
+    payload: { padding: "x".repeat(2000) },
+  });
+  return { name: `${event.event_id}.json`, text: JSON.stringify(event) };
 }
 
 /** Fills the file system at `dir` with `name` until it refuses; the bytes written. */

@@ -21,10 +21,17 @@ export async function asm(
   };
 }
 
-/** `./asm serve` with `env` alone, in the background, its output dropped; the caller stops it. */
-export function spawnServe(env: Record<string, string>): Deno.ChildProcess {
-  return new Deno.Command(ASM, {
-    args: ["serve"],
+/**
+ * `./asm serve` with `env` alone, in the background, its output dropped; the caller stops it. `nofile` sets its
+ * limit on open files (through prlimit).
+ */
+export function spawnServe(
+  env: Record<string, string>,
+  options: { nofile?: number } = {},
+): Deno.ChildProcess {
+  const { nofile } = options;
+  return new Deno.Command(nofile ? "prlimit" : ASM, {
+    args: nofile ? [`--nofile=${nofile}:${nofile}`, "--", ASM, "serve"] : ["serve"],
     env,
     clearEnv: true,
     stdin: "null",

@@ -29,6 +29,7 @@ import {
 } from "../recovery/mod.ts";
 import { type CliOutput, consoleOutput, importCli } from "./history.ts";
 import { errorText } from "../lang/mod.ts";
+import { pathExists } from "../files/mod.ts";
 
 /** `./asm health [--json]`: exit 0 when the server says ok, 1 when it does not or does not answer. */
 export async function healthCli(
@@ -103,16 +104,6 @@ function boardReader(home: string, env: Env): () => Promise<BoardRead> {
     }
     return await outliner.read({ fresh: true, create: false });
   };
-}
-
-function pathExists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
 }
 
 /** Up to five card ids, and how many more. */
