@@ -4,6 +4,7 @@ import { hookEvent } from "../ledger/_test_utils.ts";
 import { StartRefused, startServer } from "./app.ts";
 import { ROUTES } from "../../routes/mod.ts";
 import { SERVICES } from "./services.ts";
+import { waitFor } from "./_test_utils.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -19,16 +20,6 @@ async function rawGet(port: number, path: string, host: string): Promise<string>
   }
   conn.close();
   return text;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null> | T | null, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await fn();
-    if (v !== null && v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 Deno.test("the server binds 127.0.0.1, reports its health and drains the inbox on its own timer", async () => {

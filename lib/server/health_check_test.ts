@@ -11,18 +11,9 @@ import { type HookEvent, Ledger, LedgerError, LedgerUnwritableError, openReadOnl
 import { type RunningServer, startServer } from "./app.ts";
 import { SERVICES } from "./services.ts";
 import { ROUTES } from "../../routes/mod.ts";
+import { waitFor } from "./_test_utils.ts";
 
 const WATCH = SERVICES.filter((s) => s.name === "ledger");
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null> | T | null, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await fn();
-    if (v !== null && v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 type Health = { ok: boolean; problems: string[]; parts: Record<string, Record<string, unknown>> };
 

@@ -15,18 +15,9 @@ import { hookEvent, writeSql } from "../ledger/_test_utils.ts";
 import { type RunningServer, startServer } from "./app.ts";
 import { SERVICES } from "./services.ts";
 import { ROUTES } from "../../routes/mod.ts";
+import { waitFor } from "./_test_utils.ts";
 
 const FAST = new Set(["poll", "launches"]);
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null> | T | null, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await fn();
-    if (v !== null && v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function logLines(home: string): Record<string, unknown>[] {
   return Deno.readTextFileSync(join(home, "server.log")).trim().split("\n").map((l) => JSON.parse(l));
