@@ -24,4 +24,5 @@ export {
   socketTable,
   TCP_LISTEN,
 } from "./sockets.ts";
+export { PeerLookup } from "./peer_lookup.ts";
 export { type BoundedOptions, type BoundedResult, runBounded } from "./bounded.ts";

@@ -146,7 +146,9 @@ export function peerOwners(
       // only a connection's live row (established, or half-closed by a client that sent its request and shut
       // its side): a TIME_WAIT row of an earlier connection on the same ports is owned by no one (the kernel
       // shows uid 0) and must never answer for the one being served
-      if (!CLIENT_STATES.has(row.state) || row.remote.port !== serverPort) continue;
+      // and never a row of inode 0: a socket its process already closed, kept by the kernel until its peer
+      // answers (an orphan in FIN_WAIT2 shows uid 0, root, whoever opened it)
+      if (!CLIENT_STATES.has(row.state) || row.remote.port !== serverPort || row.inode === 0) continue;
       const rows = clients.get(row.local.port) ?? [];
       rows.push(row);
       clients.set(row.local.port, rows);

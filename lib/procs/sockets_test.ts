@@ -136,6 +136,11 @@ Deno.test("the owners of many connections come from one read of each table, and 
   reads.length = 0;
   assert.deepEqual(peerOwners([peers[0]], 7777, proc), [{ uid: 65534 }]);
   assert.deepEqual(reads, ["/proc/net/tcp"]);
+  // a client end its process already closed (an orphan in FIN_WAIT2, inode 0) shows uid 0: it names nobody
+  files["/proc/net/tcp"] = TCP +
+    "   3: 0100007F:9C43 0100007F:1E61 05 00000000:00000000 00:00000000 00000000     0        0 0 1 0 20 4 30 10 -1\n";
+  assert.deepEqual(peerOwners([{ hostname: "127.0.0.1", port: 40003 }], 7777, proc), ["not found"]);
+  files["/proc/net/tcp"] = TCP;
   // the same port a moment later, now another user's: read again, answered anew
   files["/proc/net/tcp"] = TCP.replace(" 65534 ", "  4242 ");
   assert.deepEqual(peerOwners([peers[0]], 7777, proc), [{ uid: 4242 }]);

@@ -14,9 +14,9 @@ import { directFetch } from "./client.ts";
 import { BackgroundTask } from "./tasks.ts";
 import { createRouter, json, jsonError, type Route, type ServerContext } from "./router.ts";
 import { newServerState } from "./state.ts";
-import { admit, installToken } from "./security.ts";
+import { admit, FOREIGN_HOST, installToken } from "./security.ts";
 import { OneTimeCodes } from "./codes.ts";
-import { type PeerOwner, peerOwners } from "../procs/mod.ts";
+import { PeerLookup, type PeerOwner } from "../procs/mod.ts";
 import {
   connectionCaps,
   listenConnections,
@@ -97,8 +97,9 @@ export function serverLogger(asmHome: string, faults: ServerFaults = new ServerF
   const path = join(asmHome, "server.log");
   return (line) => {
     const spell = faults.current("log");
+    // after a full disk the last line may have been cut mid-way: the record of the loss starts a line of its own
     const lost = spell
-      ? logText({
+      ? "\n" + logText({
         what: "server log lines lost",
         lines: spell.count,
         since: isoAt(spell.since),
@@ -262,7 +263,10 @@ export function startServer(options: ServerOptions): RunningServer {
   let heavy = 0;
   /** One request of an admitted connection (its peer was judged as it was accepted: connections.ts). */
   const handle = async (req: Request, peer: Peer): Promise<Response> => {
-    const url = new URL(req.url);
+    // a Host that makes no address (`127.0.0.1:7777.evil.example`) is a foreign Host: refused as admit refuses
+    // one, before anything reads the address (nothing of it echoed, nothing logged)
+    const url = urlOf(req);
+    if (url === null) return jsonError(403, FOREIGN_HOST);
     const api = url.pathname === "/api" || url.pathname.startsWith("/api/");
     const verdict = admit(req, {
       port,
@@ -306,10 +310,12 @@ export function startServer(options: ServerOptions): RunningServer {
       if (found.route.heavy) heavy--;
     }
   };
+  // the socket table is read on its own thread (lib/procs PeerLookup): a large table must not stop the loop
+  const peers = new PeerLookup();
   const ownersOf = options.peerOwner
-    ? (peers: { hostname: string; port: number }[], serverPort: number) =>
-      peers.map((p) => options.peerOwner!(p, serverPort))
-    : peerOwners;
+    ? (list: { hostname: string; port: number }[], serverPort: number) =>
+      list.map((p) => options.peerOwner!(p, serverPort))
+    : (list: { hostname: string; port: number }[], serverPort: number) => peers.owners(list, serverPort);
   let server: ListenedConnections;
   try {
     server = listenConnections({
@@ -327,7 +333,8 @@ export function startServer(options: ServerOptions): RunningServer {
       ownersOf,
       serverUid,
       allowedUids: settings.allowedUids,
-      caps: connectionCaps(openFileLimit(readTextOrNull("/proc/self/limits"))),
+      // read again for each batch: the file limit can be changed under a running process (prlimit)
+      caps: () => connectionCaps(openFileLimit(readTextOrNull("/proc/self/limits"))),
       log,
       faults,
     });
@@ -366,11 +373,21 @@ export function startServer(options: ServerOptions): RunningServer {
       await context.state.views.closeAll();
       // a response a client never reads (its socket full) would hold a graceful shutdown for ever: stop waiting
       await server.close(SHUTDOWN_WAIT_MS);
+      peers.close();
       ledger.close();
       lock.release();
       log({ what: "stopped", port });
     },
   };
+}
+
+/** The request's address, or null when its Host makes none. */
+function urlOf(req: Request): URL | null {
+  try {
+    return new URL(req.url);
+  } catch {
+    return null;
+  }
 }
 
 /** A small kernel file's text, or null where there is none (not Linux). */

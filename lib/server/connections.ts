@@ -14,7 +14,10 @@
  *    the logs, the agents' files and tmux always have descriptors left), and one user may hold at most three
  *    quarters of them; a connection over a cap is closed at once;
  * 4. a new connection must send its first request's head within {@link HEADER_TIMEOUT_MS}; a kept-alive one
- *    waiting longer than {@link IDLE_TIMEOUT_MS} for its next request is closed, as any HTTP server does.
+ *    waiting longer than {@link IDLE_TIMEOUT_MS} for its next request is closed, as any HTTP server does (which
+ *    also ends one whose client never reads a whole answer the engine holds); a piped answer that is not one of
+ *    asm's streams must be sent within {@link SEND_TIMEOUT_MS}. A connection its client reset before it was
+ *    accepted is no fault at all: the next is accepted at once.
  *
  * The decisions ({@link judgePeer}, {@link connectionCaps}) are pure; {@link listenConnections} is the shell.
  * @module
@@ -28,6 +31,11 @@ import { peerRefusal } from "./security.ts";
 export const HEADER_TIMEOUT_MS = 5_000;
 /** How long a kept-alive connection may wait for its next request before it is closed. */
 export const IDLE_TIMEOUT_MS = 60_000;
+/**
+ * How long an answer that is not a stream may take to be sent: one a client does not read would otherwise be held
+ * in memory for as long as the client kept the connection.
+ */
+export const SEND_TIMEOUT_MS = 60_000;
 /** Refusals being answered at once for one refused uid; more of its connections are closed without an answer. */
 const MAX_REFUSING_PER_UID = 32;
 /** How long a refused connection is read on (what its client sent) before it is closed. */
@@ -139,16 +147,22 @@ export interface ListenOptions {
   /** answers one request; never throws (the server's handler catches its routes' errors) */
   handler(req: Request, peer: Peer): Promise<Response>;
   /** who opened each of the connections to `serverPort` (one read of the kernel's table for them all) */
-  ownersOf(peers: { hostname: string; port: number }[], serverPort: number): PeerOwner[];
+  ownersOf(
+    peers: { hostname: string; port: number }[],
+    serverPort: number,
+  ): PeerOwner[] | Promise<PeerOwner[]>;
   serverUid: number;
   allowedUids: readonly number[];
-  caps: ConnectionCaps;
+  /** the caps now (asked for each batch: the file limit can be changed under a running process) */
+  caps(): ConnectionCaps;
   log: Log;
   faults: ServerFaults;
   /** default {@link HEADER_TIMEOUT_MS} */
   headerTimeoutMs?: number;
   /** default {@link IDLE_TIMEOUT_MS} */
   idleTimeoutMs?: number;
+  /** default {@link SEND_TIMEOUT_MS} */
+  sendTimeoutMs?: number;
 }
 
 /** What {@link ListenedConnections.counts} reports: /api/health shows it. */
@@ -160,6 +174,10 @@ export interface ConnectionCounts {
   dropped: number;
   /** connections closed for sending no request head in time since the start */
   timed_out: number;
+  /** connections closed for not reading their answer within {@link SEND_TIMEOUT_MS} since the start */
+  stalled: number;
+  /** connections gone before they could be accepted (reset by their client) since the start */
+  aborted: number;
   caps: ConnectionCaps;
 }
 
@@ -190,12 +208,13 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
   const port = (listener.addr as Deno.NetAddr).port;
   const headerTimeoutMs = options.headerTimeoutMs ?? HEADER_TIMEOUT_MS;
   const idleTimeoutMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  const sendTimeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS;
   const served = new Set<Served>();
   const ofUid = new Map<number | null, number>();
   const refusing = new Map<number, number>();
   const refusals = new Set<Promise<void>>();
   const loggedUids = new Set<number>();
-  const counts = { refused: 0, dropped: 0, timed_out: 0 };
+  const counts = { refused: 0, dropped: 0, timed_out: 0, stalled: 0, aborted: 0 };
   let dropSpell = false;
   let closing = false;
   /** connections accepted and not judged yet, with when they were accepted */
@@ -211,6 +230,12 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
         conn = await listener.accept();
       } catch (err) {
         if (closing || err instanceof Deno.errors.BadResource) break;
+        // a connection its client reset before it was accepted: that connection's end, not the server's trouble,
+        // and the next one is accepted at once (a pause here would let any user keep the server deaf)
+        if (goneBeforeAccept(err)) {
+          counts.aborted++;
+          continue;
+        }
         // out of file descriptors (or any other failed accept): the server goes on and tries again shortly
         if (options.faults.failed("accept", err)) {
           options.log({ what: "accept failed", error: options.faults.current("accept")?.error });
@@ -228,19 +253,23 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
         });
       }
       waiting.push({ conn, at: Date.now() });
-      if (!judging && retryTimer === undefined) judgeWaiting();
+      if (!judging && retryTimer === undefined) void judgeWaiting();
     }
   })();
 
-  /** Judges every connection accepted so far with one read of the socket table, until none waits. */
-  function judgeWaiting(): void {
+  /**
+   * Judges every connection accepted so far with one read of the socket table, until none waits. While a read
+   * runs (on its own thread), the connections accepted meanwhile wait and are judged together by the next.
+   */
+  async function judgeWaiting(): Promise<void> {
     judging = true;
     try {
-      while (waiting.length > 0) {
+      while (waiting.length > 0 && !closing) {
+        const caps = options.caps();
         const batch = waiting.splice(0);
         // over the cap, a connection is closed before the table is read for it: the cap protects that cost too
         const inCap = batch.filter((c) => {
-          if (served.size < options.caps.total) return true;
+          if (served.size < caps.total) return true;
           drop(c.conn, `${served.size} connections are open, the most asm serves at once`);
           return false;
         });
@@ -248,7 +277,7 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
         const peers = inCap.map((c) => c.conn.remoteAddr as Deno.NetAddr);
         let owners: PeerOwner[];
         try {
-          owners = options.ownersOf(peers, port);
+          owners = await options.ownersOf(peers, port);
         } catch (err) {
           // the table could not be read (the process is out of file descriptors): the server's trouble, not
           // the peers', so they wait to be judged once it can be read; nobody is let in unjudged (fail closed),
@@ -259,31 +288,32 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
           const now = Date.now();
           for (const c of inCap) {
             if (now - c.at < LOOKUP_WAIT_MS) waiting.push(c);
-            else admit(c.conn, c.conn.remoteAddr as Deno.NetAddr, "not found");
+            else admit(c.conn, c.conn.remoteAddr as Deno.NetAddr, "not found", caps);
           }
-          if (waiting.length > 0 && retryTimer === undefined) {
+          if (waiting.length > 0 && retryTimer === undefined && !closing) {
             retryTimer = setTimeout(() => {
               retryTimer = undefined;
-              if (!judging && !closing) judgeWaiting();
+              if (!judging && !closing) void judgeWaiting();
             }, 200);
           }
           return;
         }
         const spell = options.faults.recovered("peers");
         if (spell) options.log({ what: "peer lookup recovered", failed: spell.count });
-        inCap.forEach((c, i) => admit(c.conn, peers[i], owners[i]));
+        inCap.forEach((c, i) => admit(c.conn, peers[i], owners[i], caps));
       }
     } finally {
       judging = false;
     }
   }
 
-  function admit(conn: Deno.Conn, address: Deno.NetAddr, owner: PeerOwner): void {
+  function admit(conn: Deno.Conn, address: Deno.NetAddr, owner: PeerOwner, caps: ConnectionCaps): void {
+    if (closing) return closeQuietly(conn);
     const uid = typeof owner === "object" ? owner.uid : null;
     const verdict = judgePeer(owner, {
       serverUid: options.serverUid,
       allowedUids: options.allowedUids,
-      caps: options.caps,
+      caps,
       open: { total: served.size, ofUid: ofUid.get(uid) ?? 0 },
       refusing: uid === null ? 0 : refusing.get(uid) ?? 0,
     });
@@ -350,7 +380,15 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
           // closing: the engine closes the connection once this answer is sent (closing it here would cut the
           // answer short), and the next nextRequest() says so
           if (closing) closeAfter(response);
-          await next.respondWith(response);
+          // an answer that is not a stream is sent within a minute, or its client is not reading it: the
+          // connection ends (its answer held in memory for as long as the client liked)
+          const sent = isStream(response)
+            ? await next.respondWith(response)
+            : await withTimeout(next.respondWith(response), sendTimeoutMs);
+          if (sent === TIMED_OUT) {
+            counts.stalled++;
+            break;
+          }
         } finally {
           entry.busy = false;
         }
@@ -368,7 +406,7 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
 
   return {
     port,
-    counts: () => ({ open: served.size, ...counts, caps: options.caps }),
+    counts: () => ({ open: served.size, ...counts, caps: options.caps() }),
     async close(waitMs) {
       if (closing) return;
       closing = true;
@@ -405,6 +443,21 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIM
 
 function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A streamed answer (asm's streams are JSON lines): it lasts as long as it lasts, never timed out. */
+function isStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").startsWith("application/x-ndjson");
+}
+
+/**
+ * An accept that failed because the connection went away first (its client reset it: ECONNABORTED, ECONNRESET,
+ * ENOTCONN, EPROTO): nothing is wrong with the server.
+ */
+function goneBeforeAccept(err: unknown): boolean {
+  if (err instanceof Deno.errors.ConnectionAborted || err instanceof Deno.errors.ConnectionReset) return true;
+  if (err instanceof Deno.errors.NotConnected) return true;
+  return /os error (103|104|107|71)\b|not connected|connection (reset|aborted)/i.test(String(err));
 }
 
 /** Marks an answer as the connection's last; an answer whose headers cannot change goes as it is. */

@@ -70,7 +70,7 @@ function listen(extra: Partial<ListenOptions> = {}) {
     ownersOf: (peers) => peers.map(() => ({ uid: ME })),
     serverUid: ME,
     allowedUids: [],
-    caps: { total: 64, perUid: 48 },
+    caps: () => ({ total: 64, perUid: 48 }),
     log: (line) => lines.push(line),
     faults: new ServerFaults(),
     headerTimeoutMs: 300,
@@ -167,7 +167,7 @@ Deno.test("another user's connection is answered one 403 sentence without its re
 });
 
 Deno.test("connections over the cap are closed at once, and served again once one closes", async () => {
-  const { server, lines } = listen({ caps: { total: 3, perUid: 3 } });
+  const { server, lines } = listen({ caps: () => ({ total: 3, perUid: 3 }) });
   const held: Deno.Conn[] = [];
   try {
     for (let i = 0; i < 3; i++) {
@@ -214,4 +214,66 @@ Deno.test("closing waits for a response being sent, and closes idle connections 
     () => Deno.connect({ hostname: "127.0.0.1", port: server.port }),
     "nothing listens after the close",
   );
+});
+
+Deno.test("connections reset by their client before they are accepted cost nothing: the next is accepted at once", async () => {
+  const { server } = listen();
+  try {
+    // a client that connects and resets at once (SO_LINGER 0): the accept of each may fail with ECONNABORTED
+    const python = `
+import socket, struct, sys
+port = int(sys.argv[1])
+for i in range(100):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.connect(("127.0.0.1", port))
+    s.close()
+`;
+    const out = await new Deno.Command("python3", { args: ["-c", python, String(server.port)] }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${server.port}/after`, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(await res.text(), "hello /after");
+    const waited = performance.now() - started;
+    console.log(
+      `after 100 reset connections (${server.counts().aborted} failed their accept): answered in ${
+        Math.round(waited)
+      } ms`,
+    );
+    assert.equal(server.counts().open <= 1, true);
+  } finally {
+    await server.close(1000);
+  }
+});
+
+Deno.test("an answer its client does not read is given up, its connection closed; a stream goes on", async () => {
+  const big = new TextEncoder().encode("x".repeat(16 << 20));
+  const stream = (type: string) =>
+    new Response(new ReadableStream({ pull: (c) => c.enqueue(big) }), { headers: { "content-type": type } });
+  const { server } = listen({
+    handler: (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/stream") return Promise.resolve(stream("application/x-ndjson"));
+      if (path === "/piped") return Promise.resolve(stream("text/plain"));
+      return Promise.resolve(new Response(big));
+    },
+    sendTimeoutMs: 500,
+    idleTimeoutMs: 800,
+  });
+  const conns: Deno.Conn[] = [];
+  try {
+    for (const path of ["/whole", "/piped", "/stream"]) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+      await conn.write(REQUEST(server.port, path));
+      conns.push(conn); // never read
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    // a piped answer that stopped moving: given up at the send timeout; a whole one (the engine holds it until
+    // it is written): the wait for the next request never comes, and the idle timeout ends it
+    assert.equal(server.counts().stalled, 1, "the piped answer was given up");
+    assert.equal(server.counts().open, 1, "only the stream, a stream, goes on");
+  } finally {
+    for (const c of conns) c.close();
+    await server.close(1000);
+  }
 });

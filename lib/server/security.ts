@@ -47,6 +47,9 @@ export function installToken(asmHome: string): string {
   return token;
 }
 
+/** The refusal of a request whose Host is not this server (DNS rebinding). */
+export const FOREIGN_HOST = "this server answers only to 127.0.0.1 and localhost on its own port";
+
 /** True when the Host header names this server itself. */
 export function hostAllowed(host: string | null, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
@@ -131,11 +134,7 @@ export function peerRefusal(
 export function admit(req: Request, facts: AdmissionFacts): Admission {
   const { port, owner } = facts;
   if (!hostAllowed(req.headers.get("host"), port)) {
-    return {
-      kind: "refuse",
-      status: 403,
-      message: "this server answers only to 127.0.0.1 and localhost on its own port",
-    };
+    return { kind: "refuse", status: 403, message: FOREIGN_HOST };
   }
   const refusal = peerRefusal(owner, facts);
   if (refusal !== null) return { kind: "refuse", status: 403, message: refusal };

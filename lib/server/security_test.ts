@@ -420,6 +420,22 @@ Deno.test("the running server: no cookie, no CORS, a token on every API call, an
       ["ok", "status", "version"],
       "health says only that it is up",
     );
+    // a Host that makes no address at all is refused as a foreign one: nothing of it echoed, nothing logged
+    for (const host of [`127.0.0.1:${server.port}.evil.example`, "[::1"]) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+      await conn.write(
+        new TextEncoder().encode(`GET /api/secret HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+      );
+      const buf = new Uint8Array(4096);
+      let text = "";
+      for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+      conn.close();
+      assert.match(text, /^HTTP\/1.1 (403|400) /, `Host ${host}: ${text.slice(0, 60)}`);
+      assert.ok(!text.includes("evil.example"), "the Host is not echoed");
+    }
+    assert.doesNotMatch(Deno.readTextFileSync(`${home}/server.log`), /request failed/);
     const ok = await post("/api/poke", { authorization: `Bearer ${token}` });
     assert.equal(ok.status, 200);
     assert.equal(ok.headers.get("set-cookie"), null);
