@@ -14,6 +14,7 @@ const TOOLS = [
   "tail",
   "cksum",
   "cut",
+  "head",
   "mkdir",
   "rm",
   "mv",

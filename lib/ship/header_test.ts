@@ -101,11 +101,17 @@ interface Ran {
 }
 
 /** Runs the one file in `home` (its cache under it) with `shell` (default: its own #!/bin/sh). */
-async function runIn(file: string, home: string, args: string[], shell: string[] = []): Promise<Ran> {
+async function runIn(
+  file: string,
+  home: string,
+  args: string[],
+  shell: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Ran> {
   const [cmd, ...pre] = shell.length > 0 ? shell : [file];
   const out = await new Deno.Command(cmd, {
     args: [...pre, ...(shell.length > 0 ? [file] : []), ...args],
-    env: { HOME: home, PATH: "/usr/bin:/bin" },
+    env: { HOME: home, PATH: "/usr/bin:/bin", ...env },
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -371,4 +377,35 @@ Deno.test("the cache's checks run the same under dash and under bash in POSIX mo
       assertMovedAside(await runIn(file, home, ["two"], shell), home, dir, /^changed since it was unpacked/);
     });
   }
+});
+
+Deno.test("a cache under a folder another user can change (writable by others, not sticky) is refused; under a sticky one it runs", async () => {
+  await withStandIn(async (file, root) => {
+    const home = `${root}/home`;
+    Deno.mkdirSync(home);
+    // XDG_CACHE_HOME shared and not sticky: another user could swap asm's own private base for a link to theirs
+    // between the checks and the exec (the audit ran a planted deno 4 times in 100 so)
+    const shared = `${root}/shared`;
+    Deno.mkdirSync(shared);
+    Deno.chmodSync(shared, 0o777);
+    const refused = await runIn(file, home, ["x"], [], { XDG_CACHE_HOME: shared });
+    assert.deepEqual([refused.code, refused.stdout], [1, ""]);
+    assert.equal(
+      refused.stderr,
+      `asm: the cache folder ${shared}/asm lies under ${shared}, which another user can change (not root's or ` +
+        "yours, or writable by others without the sticky bit), so asm will not unpack into it or run from it: set " +
+        "XDG_CACHE_HOME to a private folder of yours (asm uses $XDG_CACHE_HOME/asm)\n",
+    );
+    assert.deepEqual([...Deno.readDirSync(`${shared}/asm`)], [], "nothing unpacked");
+    // the same folder sticky (as /tmp is): nobody but its owner may rename what is in it, and asm runs
+    Deno.chmodSync(shared, 0o1777);
+    const ran = await runIn(file, home, ["x"], [], { XDG_CACHE_HOME: shared });
+    assert.deepEqual([ran.code, ran.stdout, ran.stderr], [0, `${PAYLOAD_RAN}: x\n`, ""]);
+    // a link on the way is judged where it leads: the shared folder reached through a link is still refused
+    Deno.chmodSync(shared, 0o777);
+    Deno.symlinkSync(shared, `${home}/via-link`);
+    const linked = await runIn(file, home, ["x"], [], { XDG_CACHE_HOME: `${home}/via-link` });
+    assert.equal(linked.code, 1);
+    assert.match(linked.stderr, new RegExp(`lies under ${shared}, which another user can change`));
+  });
 });
