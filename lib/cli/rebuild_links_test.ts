@@ -26,7 +26,8 @@ import {
   sweepOnce,
 } from "../reconcile/mod.ts";
 import { standInHome } from "../reconcile/_test_utils.ts";
-import { takeSnapshot } from "../recovery/mod.ts";
+import { restoreNewestSnapshot, takeSnapshot } from "../recovery/mod.ts";
+import { REBUILD_PENDING } from "./recovery.ts";
 
 const BOARD = [
   "# Sprint",
@@ -249,4 +250,38 @@ Deno.test("./asm rebuild with the set-aside ledger unreadable takes the snapshot
   );
   // the snapshot knew them all live and unmarked: the board tells the drop and the filing made since
   assert.deepEqual(w.linksAfter(), [`c-a->${a}`, `c-b->${b} dropped`, `c-c->${c} completed`]);
+});
+
+Deno.test("./asm rebuild after one cut short right after it set the ledger aside takes the links from that ledger", async () => {
+  await using w = linkWorld();
+  const a = await w.started("c-a");
+  const b = await w.started("c-b");
+  await takeSnapshot({ asmHome: w.asmHome, copy: (target) => w.ledger.snapshotInto(target) });
+  // after the snapshot: one card dropped, one more started
+  await w.ended("c-b");
+  const e = await w.started("c-e");
+  const before = words(w.ledger);
+  assert.deepEqual(before, [`c-a->${a}`, `c-b->${b} dropped`, `c-e->${e}`]);
+  w.closeLedger();
+  // the first rebuild's first step, then its end (a kill, a full disk): the ledger aside and its record written,
+  // the snapshot in place of it, nothing replayed and no link restored
+  restoreNewestSnapshot(
+    w.asmHome,
+    Date.now,
+    (asideAs) => Deno.writeTextFileSync(join(w.asmHome, REBUILD_PENDING), `${asideAs}\n`, { mode: 0o600 }),
+  );
+
+  const { code, said } = await w.rebuild();
+  assert.equal(code, 0, said);
+  assert.match(
+    said,
+    /an earlier rebuild was cut short: the card links come from the ledger it set aside, \S+before-rebuild-/,
+  );
+  assert.match(said, /card links: 3 restored from the ledger set aside; 0 not restored/);
+  assert.deepEqual(w.linksAfter(), before, "every link, with its mark, as before the first rebuild");
+  assert.throws(
+    () => Deno.statSync(join(w.asmHome, REBUILD_PENDING)),
+    Deno.errors.NotFound,
+    "the record is gone",
+  );
 });

@@ -160,6 +160,30 @@ export function cardLinkLines(report: CardLinkReport, snapshotAt: string | null)
   return lines;
 }
 
+/**
+ * The record a rebuild keeps while it runs (`$ASM_HOME/rebuild.pending`): the path of the ledger it set aside,
+ * removed once the card links are restored from it.
+ */
+export const REBUILD_PENDING = "rebuild.pending";
+
+/** The set-aside ledger a rebuild cut short names, when its record and that file are both still there. */
+function pendingAside(path: string): string | null {
+  let named: string;
+  try {
+    named = Deno.readTextFileSync(path).trim();
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+  return named !== "" && pathExists(named) ? named : null;
+}
+
+/** Writes the record (0600, whole or not at all). */
+function writePendingAside(path: string, asideAs: string): void {
+  Deno.writeTextFileSync(`${path}.tmp`, asideAs + "\n", { mode: 0o600 });
+  Deno.renameSync(`${path}.tmp`, path);
+}
+
 /** `./asm rebuild`: returns the exit code. */
 export async function rebuildCli(
   options: { asmHome?: string; env?: Env; out?: CliOutput } = {},
@@ -175,12 +199,25 @@ export async function rebuildCli(
   }
   const lock = acquireWriterLock(home, { mode: "rebuild" });
   try {
-    const restore = restoreNewestSnapshot(home);
+    // a rebuild cut short (killed, a full disk) left a ledger that holds only the snapshot: the card links are
+    // in the ledger that rebuild set aside, which its record names; this rebuild takes them from there
+    const pending = join(home, REBUILD_PENDING);
+    const earlier = pendingAside(pending);
+    const restore = restoreNewestSnapshot(home, Date.now, (asideAs) => {
+      // written before the snapshot is copied in: a rebuild cut short from here on leaves the record behind
+      if (earlier === null && asideAs !== null) writePendingAside(pending, asideAs);
+    });
     say(
       restore.asideAs
         ? `the old ledger is kept as ${restore.asideAs} (asm never deletes it)`
         : "there was no ledger file to keep",
     );
+    if (earlier !== null) {
+      say(
+        `an earlier rebuild was cut short: the card links come from the ledger it set aside, ${earlier}, not ` +
+          "from the one it left",
+      );
+    }
     const ledger = Ledger.open(join(home, "ledger.sqlite"), { harnessRoots: harnessRoots(home) });
     try {
       const sessions = ledger.counts().sessions;
@@ -207,12 +244,14 @@ export async function rebuildCli(
       for (const problem of replay.problems) say(`  ${problem}`);
       const links = await restoreCardLinks({
         ledger,
-        asidePath: restore.asideAs,
+        asidePath: earlier ?? restore.asideAs,
         fromSnapshot: restore.snapshot !== null,
         readBoard: boardReader(home, env),
       });
       const snapshotAt = restore.snapshot ? isoAt(restore.snapshot.takenAt) : null;
       for (const line of cardLinkLines(links, snapshotAt)) say(line);
+      // the links are in: nothing of the earlier ledger is needed any more
+      if (pathExists(pending)) Deno.removeSync(pending);
     } finally {
       ledger.close();
     }

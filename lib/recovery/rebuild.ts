@@ -26,7 +26,12 @@ export interface RestoreReport {
  * The WAL goes with its database: a stale `-wal` beside a restored file would be replayed into it by SQLite.
  * Call it only while holding the writer lock.
  */
-export function restoreNewestSnapshot(asmHome: string, now: Clock = Date.now): RestoreReport {
+export function restoreNewestSnapshot(
+  asmHome: string,
+  now: Clock = Date.now,
+  /** told where the old ledger went once it is aside, before the snapshot is copied in */
+  onAside: (asideAs: string | null) => void = () => {},
+): RestoreReport {
   const ledgerPath = join(asmHome, "ledger.sqlite");
   const stamp = isoAt(now()).replace(/[-:.]/g, "");
   let asideAs: string | null = null;
@@ -38,6 +43,7 @@ export function restoreNewestSnapshot(asmHome: string, now: Clock = Date.now): R
     Deno.renameSync(from, to);
     asideAs ??= `${ledgerPath}.before-rebuild-${stamp}`;
   }
+  onAside(asideAs);
   const snapshot = newestSnapshot(asmHome);
   if (snapshot) {
     Deno.copyFileSync(snapshot.path, ledgerPath);
