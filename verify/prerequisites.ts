@@ -1,6 +1,6 @@
 /**
- * What the tests need on the machine, installed when missing: tmux, chromium, curl and setpriv from Debian (as root), the
- * pinned real agents with npm into .tools/agents. A missing piece that cannot be installed is one plain sentence
+ * What the tests need on the machine, installed when missing: tmux, chromium, curl, setpriv, prlimit and python3
+ * from Debian (as root), the pinned real agents with npm into .tools/agents. A missing piece that cannot be installed is one plain sentence
  * naming what to install, and counts as a failure.
  * @module
  */
@@ -74,8 +74,14 @@ export async function ensurePrerequisites(): Promise<string[]> {
     const p = await aptInstall("chromium");
     if (p) problems.push(p);
   }
-  // the security tests speak to the server as another local user: curl (as that user) and setpriv (to become it)
-  for (const [command, pkg] of [["curl", "curl"], ["setpriv", "util-linux"]]) {
+  // the security tests speak to the server as another local user: curl (as that user) and setpriv (to become it);
+  // the fault tests lower a server's file limit (prlimit) and reset connections as a client can (python3's
+  // SO_LINGER, which Deno cannot set)
+  const tools = [["curl", "curl"], ["setpriv", "util-linux"], ["prlimit", "util-linux"], [
+    "python3",
+    "python3-minimal",
+  ]];
+  for (const [command, pkg] of tools) {
     if (!(await run(command, ["--version"])).ok) {
       const p = await aptInstall(pkg);
       if (p) problems.push(p);
