@@ -220,6 +220,8 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
   /** connections accepted and not judged yet, with when they were accepted */
   const waiting: { conn: Deno.Conn; at: number }[] = [];
   let judging = false;
+  /** the judging in progress (or the last): closing waits for it, so no connection it holds is left open */
+  let judged: Promise<void> = Promise.resolve();
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   const acceptLoop = (async () => {
@@ -253,7 +255,7 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
         });
       }
       waiting.push({ conn, at: Date.now() });
-      if (!judging && retryTimer === undefined) void judgeWaiting();
+      if (!judging && retryTimer === undefined) judged = judgeWaiting();
     }
   })();
 
@@ -279,6 +281,10 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
         try {
           owners = await options.ownersOf(peers, port);
         } catch (err) {
+          if (closing) {
+            for (const c of inCap) closeQuietly(c.conn);
+            return;
+          }
           // the table could not be read (the process is out of file descriptors): the server's trouble, not
           // the peers', so they wait to be judged once it can be read; nobody is let in unjudged (fail closed),
           // and a connection that waited too long is refused
@@ -293,7 +299,7 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
           if (waiting.length > 0 && retryTimer === undefined && !closing) {
             retryTimer = setTimeout(() => {
               retryTimer = undefined;
-              if (!judging && !closing) void judgeWaiting();
+              if (!judging && !closing) judged = judgeWaiting();
             }, 200);
           }
           return;
@@ -413,6 +419,7 @@ export function listenConnections(options: ListenOptions): ListenedConnections {
       listener.close();
       await acceptLoop;
       clearTimeout(retryTimer);
+      await judged;
       for (const { conn } of waiting.splice(0)) closeQuietly(conn);
       // idle connections at once; those answering a request finish it first, for at most `waitMs`
       for (const entry of served) if (!entry.busy) entry.http?.close();
