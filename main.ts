@@ -91,9 +91,10 @@ async function serve(args: CommandArgs): Promise<number> {
     serverLogger(home)({ what: "serve failed to bind", port, error: why });
     return 1;
   }
-  // a daemon: an error nothing caught is logged once and the server goes on
-  const { keepServingThroughUncaught } = await import("./lib/server/mod.ts");
+  // a daemon: an error nothing caught is logged once and the server goes on; every way out leaves its line
+  const { keepServingThroughUncaught, stopOnSignals } = await import("./lib/server/mod.ts");
   keepServingThroughUncaught(server.context.log);
+  stopOnSignals(server, server.context.log);
   console.log(`asm is serving on ${server.url} (data folder ${home})`);
   // a one-time code only to a person at a terminal: a log or a pipe gets the plain address (then `asm open`)
   if (Deno.stdout.isTerminal()) {
@@ -102,12 +103,6 @@ async function serve(args: CommandArgs): Promise<number> {
   } else {
     console.log("run `asm open` to open the page with its key");
   }
-  const stop = async () => {
-    await server.close();
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
   await new Promise(() => {});
   return 0;
 }

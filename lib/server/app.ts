@@ -30,6 +30,7 @@ import { tightenDataFolder } from "./data_folder.ts";
 import { type Service, SERVICES } from "./services.ts";
 import { errorText, type Log, type LogLine } from "../lang/mod.ts";
 import { ServerFaults } from "./faults.ts";
+import { previousServerLine } from "./lifecycle.ts";
 import { configuredBoard, readRealLists, realListRefusal } from "../reconcile/mod.ts";
 
 /** Options of `startServer`. */
@@ -347,6 +348,9 @@ export function startServer(options: ServerOptions): RunningServer {
   port = server.port;
   lock.setPort(port);
   for (const task of tasks) task.start();
+  // a predecessor that died where no line could be written (SIGKILL, out of memory) is named before this start
+  const predecessor = previousServerLine(options.asmHome);
+  if (predecessor) log(predecessor);
   log({ what: "listening", port, mode, pid: Deno.pid });
 
   let closed = false;
@@ -376,7 +380,7 @@ export function startServer(options: ServerOptions): RunningServer {
       peers.close();
       ledger.close();
       lock.release();
-      log({ what: "stopped", port });
+      log({ what: "stopped", port, pid: Deno.pid });
     },
   };
 }
@@ -397,30 +401,6 @@ function readTextOrNull(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * Keeps the serving process alive through an error nothing caught (a promise rejected with no handler, a throw
- * in a timer): by default Deno ends the process for it, and with it the page and every status. Each distinct
- * error is logged once with its stack, then the server goes on; installed by `asm serve` only (a test's
- * unhandled error must still fail its test).
- */
-export function keepServingThroughUncaught(log: Log): void {
-  const seen = new Set<string>();
-  const report = (what: string, err: unknown) => {
-    const error = errorText(err);
-    if (seen.has(error)) return;
-    if (seen.size < 100) seen.add(error);
-    log({ what, error, stack: err instanceof Error ? err.stack ?? null : null });
-  };
-  globalThis.addEventListener("unhandledrejection", (e) => {
-    e.preventDefault();
-    report("uncaught rejection kept the server up", e.reason);
-  });
-  globalThis.addEventListener("error", (e) => {
-    e.preventDefault();
-    report("uncaught error kept the server up", e.error);
-  });
 }
 
 /** How long closing waits for the responses still being sent. */

@@ -57,7 +57,7 @@ Deno.test("the server's log never throws: lines it cannot write are counted, and
 });
 
 Deno.test("a serving process outlives an error nothing caught, and logs each one once", async () => {
-  const app = new URL("./app.ts", import.meta.url).href;
+  const app = new URL("./lifecycle.ts", import.meta.url).href;
   const source = `import { keepServingThroughUncaught } from ${JSON.stringify(app)};
 const lines = [];
 keepServingThroughUncaught((l) => lines.push(l));

@@ -6,7 +6,6 @@
 export {
   ensureDataFolder,
   harnessRoots,
-  keepServingThroughUncaught,
   MAX_HEAVY,
   registryOrphanReason,
   type RunningServer,
@@ -23,9 +22,15 @@ export {
   type LockHolder,
   type WriterLock,
 } from "./lock.ts";
+export {
+  keepServingThroughUncaught,
+  previousServerLine,
+  stopOnSignals,
+  unrecordedStop,
+} from "./lifecycle.ts";
 export { json, jsonError, type Route, type ServerContext } from "./router.ts";
 export { callServer, directFetch, runningServer, type ServerAddress } from "./client.ts";
-export type { Service } from "./services.ts";
+export { POLL_EVERY_MS, type Service, SERVICES } from "./services.ts";
 export type { ServerState } from "./state.ts";
 export type { OneTimeCodes } from "./codes.ts";
 export type { TaskStatus } from "./tasks.ts";
