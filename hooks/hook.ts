@@ -154,6 +154,7 @@ async function run(): Promise<void> {
   const chain = walkAncestry();
   const proof = configs && config ? findAgent(chain, agent, configs) : null;
   const agentPid = proof?.agent ? proof.agent.pid : null;
+  const judged = judgedProcess(chain);
   const pidEnvValue = envOf(config?.pidEnv);
   const eventId = crypto.randomUUID();
 
@@ -173,6 +174,8 @@ async function run(): Promise<void> {
     session_name: envOf("ASM_SESSION_NAME"),
     agent_pid: agentPid,
     agent_proc_start: proof?.agent ? proof.agent.created : null,
+    judged_pid: judged ? judged.pid : null,
+    judged_proc_start: judged ? judged.created : null,
     boot_id: readBootId(),
     ancestors: chain.slice(0, RECORDED_ANCESTORS).map((a) => ({
       pid: a.pid,
@@ -424,6 +427,29 @@ function readArgv(pid: number): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The process the session is judged by: the nearest ancestor that is not the one-off command the agent ran the
+ * hook through (`sh -c '…/asm-hook claude'`, or a shell running the wrapper file), whether or not the globs know
+ * it: for all three agents today, the agent itself. It carries no proof that it IS the agent (END proves that
+ * again before any signal); it only says which process's death ends the session, so a session whose agent the
+ * globs miss is lost when that process goes instead of live for ever. Null when the hook was orphaned (its
+ * parent is pid 1: the agent is already gone, as on Gemini's last SessionEnd) or its start time is unreadable.
+ */
+function judgedProcess(chain: Ancestor[]): { pid: number; created: number } | null {
+  for (const ancestor of chain) {
+    if (ancestor.pid <= 1) return null;
+    if (runsTheWrapper(readArgv(ancestor.pid))) continue;
+    return ancestor.created === null ? null : { pid: ancestor.pid, created: ancestor.created };
+  }
+  return null;
+}
+
+/** A one-off process running the wrapper: `sh -c '<…asm-hook…>'`, or `sh <…/asm-hook> <agent> …`. */
+function runsTheWrapper(argv: string[]): boolean {
+  if (argv[1] === "-c") return (argv[2] ?? "").includes("asm-hook");
+  return (argv[1] ?? "").endsWith("/asm-hook");
 }
 
 /**

@@ -27,6 +27,8 @@ const EVENT_KEYS = [
   "session_name",
   "agent_pid",
   "agent_proc_start",
+  "judged_pid",
+  "judged_proc_start",
   "boot_id",
   "ancestors",
   "nested",

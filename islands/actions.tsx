@@ -75,6 +75,8 @@ async function run(
   try {
     const answer = await postAction(path, body);
     const closed = answer.window_closed === true ? " Its window closed." : "";
+    // an END that signalled nothing (asm could not see the process) says so: the agent may still be running
+    const note = typeof answer.note === "string" ? ` ${answer.note}.` : "";
     // a window that opened on the agent's own question (a folder it does not trust, its first-run screens) is
     // not "done": the notice says what it waits on and links to the window, where it is answered
     const waiting = typeof answer.waiting_reason === "string" ? answer.waiting_reason : null;
@@ -85,7 +87,7 @@ async function run(
         href: `/launches/${encodeURIComponent(answer.token)}`,
         link: "Answer it here",
       }
-      : { text: `${label}: done.${closed}`, error: false };
+      : { text: `${label}: done.${closed}${note}`, error: false };
     // close the dialog this action came from, and only it: an END answering late must not close the RESUME
     // dialog the person opened meanwhile
     if (from !== null && open.peek() === from) open.value = null;

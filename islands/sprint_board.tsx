@@ -55,12 +55,14 @@ async function press(card: CardView, button: CardButton, label: string, body: Re
   try {
     const answer = await postAction(cardButtonPath(card.id, button), body);
     const closed = answer.window_closed === true ? " Its window closed." : "";
+    // an END that signalled nothing (asm could not see the process) says so: the agent may still be running
+    const note = typeof answer.note === "string" ? ` ${answer.note}.` : "";
     // an END that stopped the session but could not file its card says so (the END is not undone)
     const filing = answer.card as { filed?: boolean; problem?: string | null } | null | undefined;
     const unfiled = filing?.filed === false
       ? ` Its card was not filed: ${filing.problem ?? "no reason given"}`
       : "";
-    notice.value = { text: `${label}: done.${closed}${unfiled}`, error: unfiled !== "" };
+    notice.value = { text: `${label}: done.${closed}${note}${unfiled}`, error: unfiled !== "" };
   } catch (err) {
     notice.value = { text: `${label}: ${(err as Error).message}`, error: true };
   }

@@ -6,11 +6,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { isAgentProcess, loadAgents } from "../lib/agents/mod.ts";
 import { readProc } from "../lib/procs/mod.ts";
-import { activityWord, UNSURE_NO_PROCESS } from "../lib/liveness/mod.ts";
-import { statusWord } from "../lib/ui/mod.ts";
+import { activityWord } from "../lib/liveness/mod.ts";
 import { type InteractiveAgent, sharedLiveWorld } from "./live_world.ts";
 
 const world = sharedLiveWorld(loadAgents().filter((a) => ["claude", "codex", "gemini"].includes(a.name)), {
@@ -115,108 +113,6 @@ Deno.test({
       stalledAfterMs: 2000,
     });
     await assertLiveCycle(run, { startupMs: 30_000, ownActivity: false });
-  },
-});
-
-/**
- * The hook entry of every agent made unable to name the agent's process (its globs match nothing), as when the
- * hook runs somewhere its ancestry walk cannot reach the agent: the events then carry no pid, and the session has
- * no run of its own. Restored when the returned function is called.
- */
-function hooksWithoutPids(asmHome: string): () => void {
-  const path = join(asmHome, "hook-agents.json");
-  const original = Deno.readTextFileSync(path);
-  const config = JSON.parse(original) as { agents: Record<string, { exe: string[]; script: string[] }> };
-  for (const entry of Object.values(config.agents)) {
-    entry.exe = ["/nowhere/no-such-agent"];
-    entry.script = [];
-  }
-  Deno.writeTextFileSync(path, JSON.stringify(config));
-  return () => Deno.writeTextFileSync(path, original);
-}
-
-Deno.test({
-  name:
-    "a session whose hook events carry no pid is proven from the agent's own records or reads UNSURE, and is " +
-    "never LIVE once its agent has exited (Claude Code, Codex, Gemini CLI)",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const w = await world();
-    const restore = hooksWithoutPids(w.asmHome);
-    try {
-      const starts = {
-        claude: { argv: (p: string) => [p], startupMs: 20_000, ownRecords: true },
-        codex: {
-          argv: (p: string) => ["--no-daemon", "--dangerously-bypass-hook-trust", p],
-          startupMs: 20_000,
-          ownRecords: true,
-        },
-        gemini: { argv: (p: string) => ["--prompt-interactive", p], startupMs: 30_000, ownRecords: false },
-      };
-      await Promise.all(
-        Object.entries(starts).map(async ([name, how]) => {
-          await using run = await w.startInteractive(name, {
-            argv: how.argv,
-            prompt: "hello",
-            stalledAfterMs: 60_000,
-          });
-          // the first turn is over and a poll has judged the session
-          const row = await run.until(
-            `${name}'s session after its first turn`,
-            () => run.row()?.activity === "idle" || run.row()?.activity === "waiting" ? run.row() : null,
-            how.startupMs,
-          );
-          const events = run.ledger.query(
-            "SELECT json_extract(payload, '$.agent_pid') AS pid FROM events WHERE asm_id = ?",
-            row.asm_id,
-          );
-          assert.ok(
-            events.length > 0 && events.every((e) => e.pid === null),
-            `${name}: no event named a pid`,
-          );
-          const agentProcs = await run.agentProcesses();
-          assert.ok(agentProcs.length > 0, `${name}: its process runs`);
-          if (how.ownRecords) {
-            // the agent's own records (verified by pid and start ticks) prove it: their process became the run
-            assert.equal(row.unsure_reason, null, `${name}: proven`);
-            const runs = run.openRuns();
-            assert.equal(runs.length, 1, `${name}: one run, from the agent's records`);
-            assert.ok(agentProcs.some((p) => p.pid === runs[0].pid && p.startTicks === runs[0].proc_start));
-            assert.equal(statusWord(row.status, null, row.unsure_reason).word, "LIVE");
-          } else {
-            assert.equal(row.unsure_reason, UNSURE_NO_PROCESS, `${name}: nothing proves its process`);
-            assert.equal(statusWord(row.status, null, row.unsure_reason).word, "UNSURE");
-          }
-          // the agent dies without a word (no SessionEnd): SIGKILL, as a crash or an OOM kill would
-          for (const p of agentProcs) Deno.kill(p.pid, "SIGKILL");
-          for (
-            let i = 0;
-            i < 50 && agentProcs.some((p) => readProc(p.pid)?.startTicks === p.startTicks);
-            i++
-          ) {
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          run.drain();
-          run.poll();
-          const after = run.ledger.session(row.asm_id)!;
-          const unsure = run.ledger.query(
-            "SELECT unsure_reason FROM sessions WHERE asm_id = ?",
-            row.asm_id,
-          )[0]
-            .unsure_reason as string | null;
-          const word = statusWord(after.status, after.end_reason, unsure).word;
-          assert.notEqual(
-            word,
-            "LIVE",
-            `${name}: never LIVE once its agent has exited (status ${after.status})`,
-          );
-          assert.equal(word, how.ownRecords ? "ENDED" : "UNSURE", `${name}: what the page says`);
-        }),
-      );
-    } finally {
-      restore();
-    }
   },
 });
 

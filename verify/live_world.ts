@@ -141,6 +141,11 @@ export interface InteractiveOptions {
   prompt: string;
   /** Overrides the agent's `stalled_minutes`, so Needs attention can be seen in seconds. */
   stalledAfterMs: number;
+  /**
+   * Runs the agent under a shell of the pane's own that outlives it (as a person's terminal does), instead of
+   * as the pane's process: killing the agent then leaves the pane and its shell running.
+   */
+  underShell?: boolean;
 }
 
 /** Options of {@link liveWorld}. */
@@ -440,6 +445,8 @@ async function startInteractive(
       "-c",
       folder,
       "--",
+      // `sh -c 'CMD "$@"; exec sleep'` keeps the shell as the agent's parent (no exec of the agent)
+      ...(options.underShell ? ["/bin/sh", "-c", '"$@"; exec sleep 3600', "pane-shell"] : []),
       "env",
       "-i",
       ...envArgs,

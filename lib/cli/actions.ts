@@ -127,6 +127,9 @@ function outcomeWords(verb: ActionVerb, body: Record<string, unknown>, tmux: Tmu
     case "continue":
       return startWords(body, tmux);
     case "end":
+      if (typeof body.note === "string") {
+        return [`ended ${body.asm_id}: ${body.note}`, ...cardWords(body.card)];
+      }
       return [
         `ended ${body.asm_id}: ` +
         (body.window_closed === true

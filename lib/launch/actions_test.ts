@@ -8,8 +8,11 @@ import {
   launchRow,
   Ledger,
   recordActivity,
+  recordUnsure,
+  UNSEEN_END_REASON,
   writeDerived,
 } from "../ledger/mod.ts";
+import { UNSURE_NO_PROCESS } from "../liveness/mod.ts";
 import { hookEvent } from "../ledger/_test_utils.ts";
 import { NASTY_PROMPT } from "./builder_test.ts";
 import { endSession, focusSession, provenPanes, sendCommand } from "./control.ts";
@@ -387,6 +390,44 @@ Deno.test("END refuses a recycled pid and a shared binary with a sentence, and s
     await outside.stdin.close();
     await outside.status;
   }
+});
+
+Deno.test("END of a live session no process of which asm can see records it lost, signals nothing and says so", async () => {
+  await using w = world();
+  const sid = "typist-unseen";
+  w.ledger.applyEvent(hookEvent({
+    agent: "typist",
+    agent_session_id: sid,
+    cwd: w.folder,
+    agent_pid: null,
+    agent_proc_start: null,
+    judged_pid: null,
+    judged_proc_start: null,
+    ts: new Date().toISOString(),
+  }));
+  const asmId = asmIdOf("typist", sid);
+  // before any poll judged it, asm does not yet know that nothing lists it: END still refuses
+  await refused(endSession(w.deps, asmId), "conflict", /no hook has reported its process/);
+  assert.equal(w.ledger.session(asmId)?.status, "live");
+  recordUnsure(w.ledger, new Map([[asmId, UNSURE_NO_PROCESS]]));
+  const ended = await endSession(w.deps, asmId);
+  assert.equal(ended.status, "lost");
+  assert.deepEqual(ended.pids, []);
+  assert.equal(ended.signal, null);
+  assert.match(ended.note ?? "", /signalled nothing/);
+  const row = w.ledger.session(asmId)!;
+  assert.equal(row.status, "lost");
+  assert.equal(row.end_reason, UNSEEN_END_REASON);
+  // a later event from the session revives it, as any lost session revives
+  w.ledger.applyEvent(hookEvent({
+    agent: "typist",
+    agent_session_id: sid,
+    event: "UserPromptSubmit",
+    agent_pid: null,
+    agent_proc_start: null,
+    ts: new Date(Date.now() + 1000).toISOString(),
+  }));
+  assert.equal(w.ledger.session(asmId)?.status, "live");
 });
 
 Deno.test("resume reopens the same session id with the same agent, withholding an empty model; continue-with needs another agent", async () => {

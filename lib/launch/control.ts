@@ -6,7 +6,7 @@
  * @module
  */
 import { adapterOf, type AgentConfig, isAgentProcess } from "../agents/mod.ts";
-import { activityOf, isoAt, type RunRow, type SessionRow } from "../ledger/mod.ts";
+import { activityOf, isoAt, type RunRow, type SessionRow, unsureOf } from "../ledger/mod.ts";
 import { bootId, isSameProcess, LINUX_PROC, type ProcInfo, snapshot } from "../procs/mod.ts";
 import { errorText } from "../lang/mod.ts";
 import { type ActionDeps, ActionRefused } from "./deps.ts";
@@ -19,17 +19,27 @@ import type { PaneInfo } from "./terminal_host.ts";
  */
 export interface EndResult {
   asm_id: string;
-  status: "killed";
+  /** `lost`: no process of the session could be seen, so none was signalled ({@link UNSEEN_END_NOTE}). */
+  status: "killed" | "lost";
   /** The processes signalled. */
   pids: number[];
-  signal: "SIGTERM" | "SIGKILL";
+  /** The last signal sent, or null when nothing was signalled. */
+  signal: "SIGTERM" | "SIGKILL" | null;
   /** Every signalled process is gone. */
   exited: boolean;
   window_id: string | null;
   windows_before: number | null;
   windows_after: number | null;
   window_closed: boolean | null;
+  /** What the person should know of an END that signalled nothing; absent otherwise. */
+  note?: string;
 }
+
+/** What END answers when it recorded a session ended without a process to signal. */
+export const UNSEEN_END_NOTE =
+  "asm could not see this session's process, so it signalled nothing: it recorded " +
+  "the session ended. If the agent is still running, quit it in its own window; its next hook event shows it " +
+  "live again";
 
 /** What send did. */
 export interface SendResult {
@@ -144,6 +154,7 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
     const refusal = agent0 ? sharedRefusal(agent0, row0) : null;
     if (refusal) throw new ActionRefused("conflict", refusal);
   }
+  if (row0 && unseen(deps, row0)) return endUnseen(deps, asmId);
   const { agent, runs, procs } = proveSession(deps, asmId, "end");
   for (const { proc } of runs) {
     const refusal = adapterOf(agent).launch?.endRefusal?.(proc) ?? null;
@@ -223,6 +234,44 @@ export async function endSession(deps: ActionDeps, asmId: string): Promise<EndRe
     windows_before: before,
     windows_after: after,
     window_closed: closed,
+  };
+}
+
+/**
+ * A live session no process of which asm has ever seen: no open run, and the poll found none in the agent's own
+ * records either (its unsure reason). A starting session is not one: its launch is still in flight.
+ */
+function unseen(deps: ActionDeps, row: SessionRow): boolean {
+  if (row.status !== "live") return false;
+  if (deps.ledger.runs(row.asm_id).some((r) => r.ended_at === null)) return false;
+  return unsureOf(deps.ledger, row.asm_id) !== null;
+}
+
+/**
+ * END without a process: nothing to prove and nothing to signal, so no row or card can be stuck on a session
+ * asm cannot see. The ledger records it lost with its reason (a later hook event revives it, as any lost
+ * session revives); the card is filed by the caller as for any END.
+ */
+function endUnseen(deps: ActionDeps, asmId: string): EndResult {
+  const status = deps.ledger.endUnseen(asmId, isoAt(deps.now?.()));
+  if (status !== "lost") {
+    throw new ActionRefused(
+      "conflict",
+      `this session changed while END looked at it (it is ${status}); try again`,
+    );
+  }
+  deps.log?.({ what: "ended without a process", asm_id: asmId });
+  return {
+    asm_id: asmId,
+    status: "lost",
+    pids: [],
+    signal: null,
+    exited: true,
+    window_id: null,
+    windows_before: null,
+    windows_after: null,
+    window_closed: null,
+    note: UNSEEN_END_NOTE,
   };
 }
 

@@ -26,6 +26,7 @@ export {
   sendCommand,
   type SendResult,
   sharedRefusal,
+  UNSEEN_END_NOTE,
 } from "./control.ts";
 export {
   closeoutCommand,

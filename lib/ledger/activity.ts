@@ -374,6 +374,14 @@ export function listDigest(ledger: Ledger): string {
   return digest;
 }
 
+/** Why the last poll could not prove a running session's process, or null (proven, or not judged yet). */
+export function unsureOf(ledger: Ledger, asmId: string): string | null {
+  const r = ledger[DB].prepare("SELECT unsure_reason FROM sessions WHERE asm_id = ?").get(asmId) as
+    | Row
+    | undefined;
+  return (r?.unsure_reason as string | null) ?? null;
+}
+
 /** A session's activity and its reason as the last poll judged them (both null when there is none). */
 export function activityOf(
   ledger: Ledger,

@@ -48,6 +48,14 @@ export interface HookEvent {
   session_name: string | null;
   agent_pid: number | null;
   agent_proc_start: number | null;
+  /**
+   * The process the session is judged by (the hook's nearest ancestor that is not the one-off command the agent
+   * ran it through), with its start ticks: when no process is proven to be the agent (`agent_pid` null), its
+   * death ends the session. Never a proof that it is the agent: END proves that again. Absent in events written
+   * before the hook recorded it, and optional so that events built in code need not name it.
+   */
+  judged_pid?: number | null;
+  judged_proc_start?: number | null;
   boot_id: string | null;
   ancestors: Ancestor[];
   nested: boolean;
@@ -206,6 +214,8 @@ export function parseEvent(text: string, options: ParseOptions = {}): HookEvent 
     session_name: checked.take("session_name", (x) => textProblem(x, NAME_MAX_CHARS)),
     agent_pid: checked.take("agent_pid", pidProblem, numeric(r.agent_pid)),
     agent_proc_start: checked.take("agent_proc_start", ticksProblem, numeric(r.agent_proc_start)),
+    judged_pid: checked.take("judged_pid", pidProblem, numeric(r.judged_pid)),
+    judged_proc_start: checked.take("judged_proc_start", ticksProblem, numeric(r.judged_proc_start)),
     boot_id: checked.take("boot_id", bootIdProblem),
     ancestors: ancestorsOf(checked),
     nested: r.nested === true,
@@ -231,6 +241,8 @@ export function eventRangeProblem(event: HookEvent): string | null {
     ["agent", event.agent, wordProblem],
     ["agent_pid", event.agent_pid, pidProblem],
     ["agent_proc_start", event.agent_proc_start, ticksProblem],
+    ["judged_pid", event.judged_pid ?? null, pidProblem],
+    ["judged_proc_start", event.judged_proc_start ?? null, ticksProblem],
     ["boot_id", event.boot_id, bootIdProblem],
   ];
   for (const [key, value, problem] of checks) {

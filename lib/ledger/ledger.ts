@@ -15,6 +15,7 @@ import {
   type LedgerInput,
   type LedgerState,
   type ProcessKey,
+  processOfEvent,
   type RunState,
   type SessionState,
   type Status,
@@ -355,6 +356,14 @@ export class Ledger {
   }
 
   /**
+   * END of a running session with no open run (no process of it was ever seen): recorded lost with the reason,
+   * nothing signalled. A session that has an open run is left as it is (END proves and signals that one).
+   */
+  endUnseen(asmId: string, at: string): Status | null {
+    return this.#input(asmId, { kind: "ended_unseen", at });
+  }
+
+  /**
    * END failed after its claim: the session goes back to the status it had (the spec: claim before you act,
    * release on failure). A session no longer killed (a later start revived it) is left as it is.
    */
@@ -402,12 +411,13 @@ export class Ledger {
 
   // a cleared context: the new session shares its process with the one that just ended with reason "clear"
   #clearedFrom(event: HookEvent): string | null {
-    if (event.agent_pid === null || event.agent_proc_start === null) return null;
+    const process = processOfEvent(event);
+    if (process === null) return null;
     const row = this.#stmt(
       `SELECT r.asm_id FROM runs r JOIN sessions s ON s.asm_id = r.asm_id
        WHERE r.pid = ? AND r.proc_start = ? AND r.asm_id <> ? AND s.end_reason = 'clear'
        ORDER BY s.ended_at DESC LIMIT 1`,
-    ).get(event.agent_pid, event.agent_proc_start, event.asm_id) as Row | undefined;
+    ).get(process.pid, process.proc_start, event.asm_id) as Row | undefined;
     return row ? String(row.asm_id) : null;
   }
 

@@ -10,6 +10,7 @@ export { isIsoUtcMs, isoAt, toIso } from "./time.ts";
 export { type Ancestor, BadEventError, type HookEvent, parseEvent, type ParseOptions } from "./event.ts";
 export { pidProblem } from "./bounds.ts";
 export type { ProcessKey, RunState, Status } from "./transition.ts";
+export { UNSEEN_END_REASON } from "./transition.ts";
 export { underHarnessRoot } from "./hidden.ts";
 export {
   type ApplyOutcome,
@@ -72,6 +73,7 @@ export {
   recordActivity,
   recordUnsure,
   sessionCells,
+  unsureOf,
 } from "./activity.ts";
 export {
   type AdoptedThread,

@@ -64,6 +64,11 @@ export type LedgerInput =
   | { kind: "runs_gone"; runs: ProcessKey[]; at: string }
   /** END was pressed: claimed before the signal so a poll landing in between cannot overwrite it */
   | { kind: "kill_claimed"; at: string; reason?: string }
+  /**
+   * END of a session no process of which asm could ever see (its hook events named none, the agent's records do
+   * not list it): nothing is signalled; the session is recorded lost, and a later event from it revives it
+   */
+  | { kind: "ended_unseen"; at: string }
   /** END failed after its claim (the signal was refused, the process would not go): the claim is taken back */
   | { kind: "kill_released"; previous: Pick<SessionState, "status" | "ended_at" | "end_reason"> }
   /** the agent's own records (verified against the process table) name the process carrying a live session */
@@ -78,6 +83,9 @@ export type LedgerInput =
     launch_token: string;
     at: string;
   };
+
+/** The end reason of a session ended from asm without a process to signal. */
+export const UNSEEN_END_REASON = "ended from asm; asm could not see its process, so nothing was signalled";
 
 const FINISHED: ReadonlySet<Status> = new Set(["ended", "lost", "killed"]);
 
@@ -163,12 +171,27 @@ function mergeFacts(before: SessionState, event: HookEvent, clearedFrom: string 
 }
 
 /**
- * The run of the process the event names (pid + start ticks), made when it is new (mutates `runs`). An event
- * that names no process has no run.
+ * The process an event names: the one proven to be the agent, else the one the session is judged by (the hook's
+ * nearest ancestor past the command it ran through), except on an end: a hook running as its agent exits may be
+ * orphaned and name whatever adopted it, and an end that names no process closes every open run, as it should.
+ */
+export function processOfEvent(event: HookEvent): ProcessKey | null {
+  if (event.agent_pid !== null && event.agent_proc_start !== null) {
+    return { pid: event.agent_pid, proc_start: event.agent_proc_start };
+  }
+  const judgedPid = event.judged_pid ?? null;
+  const judgedStart = event.judged_proc_start ?? null;
+  if (judgedPid === null || judgedStart === null || event.event === "SessionEnd") return null;
+  return { pid: judgedPid, proc_start: judgedStart };
+}
+
+/**
+ * The run of the process the event names ({@link processOfEvent}), made when it is new (mutates `runs`). An
+ * event that names no process has no run.
  */
 function runOfEvent(runs: RunState[], event: HookEvent): { run: RunState | undefined; runIsNew: boolean } {
-  if (event.agent_pid === null || event.agent_proc_start === null) return { run: undefined, runIsNew: false };
-  const key = { pid: event.agent_pid, proc_start: event.agent_proc_start };
+  const key = processOfEvent(event);
+  if (key === null) return { run: undefined, runIsNew: false };
   const run = runs.find((r) => sameProcess(r, key));
   if (run) {
     run.started_at = earlier(run.started_at, event.ts)!;
@@ -289,6 +312,19 @@ function applyKillClaimed(state: LedgerState, at: string, reason: string): Ledge
   return { session: s, runs: state.runs.map((r) => ({ ...r })) };
 }
 
+/** Only a running session with no open run: one whose process asm knows goes through END's signal instead. */
+function applyEndedUnseen(state: LedgerState, at: string): LedgerState {
+  if (!state.session) return state;
+  const s = { ...state.session };
+  const running = s.status === "live" || s.status === "starting";
+  if (running && !state.runs.some((r) => r.ended_at === null)) {
+    s.status = "lost";
+    s.ended_at = at;
+    s.end_reason = UNSEEN_END_REASON;
+  }
+  return { session: s, runs: state.runs.map((r) => ({ ...r })) };
+}
+
 function applyKillReleased(
   state: LedgerState,
   previous: Pick<SessionState, "status" | "ended_at" | "end_reason">,
@@ -369,6 +405,8 @@ export function transition(state: LedgerState, input: LedgerInput): LedgerState 
       return applyRunsGone(state, input.runs, input.at);
     case "kill_claimed":
       return applyKillClaimed(state, input.at, input.reason ?? "ended from asm");
+    case "ended_unseen":
+      return applyEndedUnseen(state, input.at);
     case "kill_released":
       return applyKillReleased(state, input.previous);
     case "run_evidenced":

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import type { HookEvent } from "./event.ts";
 import { hookEvent } from "./_test_utils.ts";
-import { type LedgerInput, type LedgerState, type Status, transition } from "./transition.ts";
+import {
+  type LedgerInput,
+  type LedgerState,
+  type Status,
+  transition,
+  UNSEEN_END_REASON,
+} from "./transition.ts";
 
 const EMPTY: LedgerState = { session: null, runs: [] };
 
@@ -502,4 +508,55 @@ Deno.test("transition does not mutate the state it is given", () => {
 Deno.test("runs_gone and kill_claimed on an unknown session change nothing", () => {
   assert.deepEqual(transition(EMPTY, { kind: "runs_gone", runs: [], at: t("00:00") }), EMPTY);
   assert.deepEqual(transition(EMPTY, { kind: "kill_claimed", at: t("00:00") }), EMPTY);
+});
+
+Deno.test("with no proven agent, the judged process carries the run, and its death makes the session lost", () => {
+  const judged = { agent_pid: null, agent_proc_start: null, judged_pid: 4242, judged_proc_start: 777 };
+  const started = run([hook("SessionStart", "00:00", { source: "startup", ...judged })]);
+  assert.deepEqual(started.runs.map((r) => [r.pid, r.proc_start, r.ended_at]), [[4242, 777, null]]);
+  const gone = run([{ kind: "runs_gone", runs: [{ pid: 4242, proc_start: 777 }], at: t("00:30") }], started);
+  assert.equal(gone.session!.status, "lost");
+  assert.equal(gone.session!.end_reason, "process gone");
+});
+
+Deno.test("a proven agent process wins over the judged one", () => {
+  const s = run([
+    hook("SessionStart", "00:00", {
+      agent_pid: 100,
+      agent_proc_start: 5,
+      judged_pid: 200,
+      judged_proc_start: 6,
+    }),
+  ]);
+  assert.deepEqual(s.runs.map((r) => r.pid), [100]);
+});
+
+Deno.test("an end names no judged process (an orphaned hook's parent is not the agent): it closes every open run", () => {
+  const judged = { agent_pid: null, agent_proc_start: null };
+  const s = run([
+    hook("SessionStart", "00:00", { ...judged, judged_pid: 4242, judged_proc_start: 777 }),
+    hook("SessionEnd", "00:10", { ...judged, judged_pid: 1, judged_proc_start: 1, source: "exit" }),
+  ]);
+  assert.deepEqual(s.runs.map((r) => [r.pid, r.ended_at]), [[4242, t("00:10")]]);
+  assert.equal(s.session!.status, "ended");
+});
+
+Deno.test("END of a session with no open run records it lost, and its next event revives it", () => {
+  const none = { agent_pid: null, agent_proc_start: null, judged_pid: null, judged_proc_start: null };
+  const started = run([hook("SessionStart", "00:00", { source: "startup", ...none })]);
+  assert.equal(started.runs.length, 0);
+  const ended = run([{ kind: "ended_unseen", at: t("00:20") }], started);
+  assert.equal(ended.session!.status, "lost");
+  assert.equal(ended.session!.end_reason, UNSEEN_END_REASON);
+  assert.equal(ended.session!.ended_at, t("00:20"));
+  const revived = run([hook("UserPromptSubmit", "00:30", none)], ended);
+  assert.equal(revived.session!.status, "live");
+  assert.equal(revived.session!.ended_at, null);
+});
+
+Deno.test("END without a process leaves a session with an open run as it is", () => {
+  const started = run([hook("SessionStart", "00:00", { source: "startup" })]);
+  assert.equal(started.runs.filter((r) => r.ended_at === null).length, 1);
+  const after = run([{ kind: "ended_unseen", at: t("00:20") }], started);
+  assert.equal(after.session!.status, "live");
 });

@@ -8,7 +8,9 @@
  * longer carries a session (Claude after `/clear`, a Codex daemon that let a thread go); that softer proof must
  * hold on two polls in a row before the run closes, so a record caught mid-rewrite cannot end a session.
  *
- * A live session with no run (its hook events named no agent process) is proven from the agent's own records
+ * A run is the process the hook proved to be the agent, else the one the session is judged by (the hook's
+ * nearest ancestor past its one-off wrapper, lib/ledger `processOfEvent`): either way its death ends the session.
+ * A live session with no run (its hook events named no process at all) is proven from the agent's own records
  * alone: when they list it with a verified process, that process becomes its run (`adopt`); when they do not,
  * the session is "unsure" with the reason, never simply LIVE (transcript recency never proves a process).
  *
@@ -112,8 +114,8 @@ export interface Judgement {
 }
 
 /** Why a live session with no run, that its agent's own records do not list, cannot be proven. */
-export const UNSURE_NO_PROCESS =
-  "asm knows no process of this session: its hook events named none, and the agent's own records do not list it";
+export const UNSURE_NO_PROCESS = "asm cannot see this session's process: its hook events named none, and " +
+  "the agent's own records do not list it. END records it ended without signalling anything";
 
 /** The key a run is remembered by. */
 export function runKey(run: Pick<OpenRun, "asmId" | "pid" | "procStart">): string {

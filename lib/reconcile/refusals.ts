@@ -89,8 +89,9 @@ export function refusalsOf(card: CardFacts): Refusals {
       ? `its session is not running (it is ${card.status ?? "unknown to asm"})`
       : card.shared !== null
       ? card.shared
-      : card.unsureReason !== null
-      ? `asm cannot prove this session's process (${card.unsureReason}), so it will not end it`
+      // a live session asm cannot see is ended without a signal (lib/launch `endSession`); a starting one waits
+      : card.unsureReason !== null && card.status === "starting"
+      ? "its session is still starting and asm cannot see its process yet; END works once it is live"
       : card.claimed
       ? BUSY
       : null,

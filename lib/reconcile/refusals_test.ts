@@ -81,7 +81,7 @@ const ROWS: [string, Partial<CardFacts>, Record<keyof Refusals, RegExp | null>][
     done: /still open/,
     end: /^its program is shared$/,
   }],
-  ["a running session asm cannot prove", {
+  ["a live session asm cannot see: END acts (it records the session ended without a signal)", {
     list: "process",
     asmId: "s",
     status: "live",
@@ -91,7 +91,19 @@ const ROWS: [string, Partial<CardFacts>, Record<keyof Refusals, RegExp | null>][
     resume: /still running/,
     continue: /still running/,
     done: /still open/,
-    end: /cannot prove this session's process \(no pid\), so it will not end it/,
+    end: null,
+  }],
+  ["a starting session asm cannot see yet", {
+    list: "process",
+    asmId: "s",
+    status: "starting",
+    unsureReason: "no pid",
+  }, {
+    start: /already in IN PROCESS/,
+    resume: /still running/,
+    continue: /still running/,
+    done: /still open/,
+    end: /still starting and asm cannot see its process yet/,
   }],
 ];
 

@@ -34,12 +34,15 @@ export interface Service {
   run(ctx: ServerContext): void | Promise<void>;
 }
 
+/** How often the liveness poll runs: a session whose process died reads ENDED within this and 5 s. */
+export const POLL_EVERY_MS = 5000;
+
 /** The services the server starts, in order. */
 export const SERVICES: readonly Service[] = [
   // liveness: open runs x /proc x each agent's own evidence -> lost sessions and activity words
   {
     name: "poll",
-    everyMs: 5000,
+    everyMs: POLL_EVERY_MS,
     run: (ctx) => {
       pollOnce({
         ledger: ctx.ledger,
