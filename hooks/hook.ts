@@ -446,9 +446,12 @@ function judgedProcess(chain: Ancestor[]): { pid: number; created: number } | nu
   return null;
 }
 
-/** A one-off process running the wrapper: `sh -c '<…asm-hook…>'`, or `sh <…/asm-hook> <agent> …`. */
+/**
+ * A one-off process running the wrapper: `sh -c '<…asm-hook…>'` (or `bash -lc`, any shell's short flags ending
+ * in the command flag), or `sh <…/asm-hook> <agent> …`.
+ */
 function runsTheWrapper(argv: string[]): boolean {
-  if (argv[1] === "-c") return (argv[2] ?? "").includes("asm-hook");
+  if (/^-[a-z]*c$/.test(argv[1] ?? "")) return (argv[2] ?? "").includes("asm-hook");
   return (argv[1] ?? "").endsWith("/asm-hook");
 }
 

@@ -376,6 +376,60 @@ Deno.test("the agent pid is the nearest ancestor whose exe matches, with its sta
   });
 });
 
+Deno.test("the judged process is the nearest ancestor past the shell that ran the wrapper, even when no glob knows it", async () => {
+  await withHome(null, async (home) => {
+    Deno.writeTextFileSync(
+      `${home.dir}/hook-agents.json`,
+      JSON.stringify({ v: 1, agents: claudeLike({ exe: ["/nowhere/no-such-agent"] }) }),
+    );
+    const statFile = `${home.dir}/agent.stat`;
+    // the fake agent runs the hook as Claude does, through `sh -c '<wrapper> claude'` (kept alive by "; true"),
+    // and as a login shell would (`sh -lc`)
+    for (const flag of ["-c", "-lc"]) {
+      clearRuns(home);
+      const outcome = await runHook(home, [], {
+        stdin: claudePayload("UserPromptSubmit"),
+        env: { STAT_FILE: statFile },
+        via: viaShell(
+          home.fakeAgent,
+          `cat /proc/$$/stat > "$STAT_FILE"; /bin/sh ${flag} "'$HOOK' claude; true"; true`,
+        ),
+      });
+      const stat = Deno.readTextFileSync(statFile);
+      const agentPid = Number(stat.split(" ")[0]);
+      const event = onlyEvent(outcome);
+      assert.equal(event.agent_pid, null, "no glob proves the agent");
+      const ancestors = event.ancestors as { pid: number }[];
+      assert.notEqual(
+        ancestors[0].pid,
+        agentPid,
+        `${flag}: the shell that ran the wrapper sits between them`,
+      );
+      assert.equal(event.judged_pid, agentPid, `${flag}: the judged process is the agent, past that shell`);
+      assert.equal(event.judged_proc_start, startTicks(stat));
+    }
+  });
+});
+
+Deno.test("the judged process is the hook's parent when that runs the wrapper itself (no shell between)", async () => {
+  await withHome(null, async (home) => {
+    Deno.writeTextFileSync(
+      `${home.dir}/hook-agents.json`,
+      JSON.stringify({ v: 1, agents: claudeLike({ exe: ["/nowhere/no-such-agent"] }) }),
+    );
+    const statFile = `${home.dir}/agent.stat`;
+    const outcome = await runHook(home, [], {
+      stdin: claudePayload("UserPromptSubmit"),
+      env: { STAT_FILE: statFile },
+      via: viaShell(home.fakeAgent, `cat /proc/$$/stat > "$STAT_FILE"; "$HOOK" claude; true`),
+    });
+    const stat = Deno.readTextFileSync(statFile);
+    const event = onlyEvent(outcome);
+    assert.equal(event.judged_pid, Number(stat.split(" ")[0]));
+    assert.equal(event.judged_proc_start, startTicks(stat));
+  });
+});
+
 Deno.test("pid_env_match is false when the pid variable names another process and null when it is absent", async () => {
   await withHome(null, async (home) => {
     Deno.writeTextFileSync(
