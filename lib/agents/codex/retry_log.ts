@@ -7,7 +7,8 @@
  * Xms)... turn_id=<turn> retries=N max_retries=M sampling_error=<message>`. Rows carry the thread id in
  * `thread_id`, and the turn id in the body (the span's `submission.id`, or `turn_id=`). The newest of them says
  * whether the turn is retrying: an answer that was an error (429 or 5xx, the statuses Codex retries) or a
- * retry announced and not yet answered. Without this, a Codex retrying read "Working".
+ * retry announced and not yet answered. Without this, a Codex retrying read "Working". Codex writes its rows to
+ * the database in batches, about every 10 s (observed): Retrying starts, and gives way, up to that late.
  * @module
  */
 import { join } from "node:path";
