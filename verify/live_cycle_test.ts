@@ -118,8 +118,8 @@ Deno.test({
 
 Deno.test({
   name:
-    "Claude Code retrying after API errors reads Retrying, never Working, and a turn it gave up on waits on " +
-    "the person with the error (a fake answering 529, then succeeding or not)",
+    "Claude Code retrying after API errors reads Retrying, never Working, and a turn it gave up on reads " +
+    "Turn failed with its error message (a fake answering 529, then succeeding or not)",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -147,8 +147,9 @@ Deno.test({
       `a poll saw Retrying: ${recovered.activities.join(" -> ")}`,
     );
     // 529 every time: Claude gives up and ends the turn on its error message
-    const failed = await seen("hello RETRY:529x20", (a) => a === "waiting");
-    assert.equal(failed.row.activity_reason, "the last turn failed: API error 529 (overloaded_error)");
-    assert.equal(activityWord(failed.row.activity), "Waiting on you");
+    const failed = await seen("hello RETRY:529x20", (a) => a === "failed");
+    // the error message Claude wrote into its transcript, as it wrote it
+    assert.match(failed.row.activity_reason ?? "", /^API Error: .*529/);
+    assert.equal(activityWord(failed.row.activity), "Turn failed");
   },
 });

@@ -184,7 +184,15 @@ export interface OfflineSetup {
 }
 
 /** What a live session is doing, in asm's terms, before it becomes a word on the page. */
-export type ActivityState = "working" | "retrying" | "waiting" | "idle" | "shell" | "starting";
+export type ActivityState =
+  | "working"
+  | "retrying"
+  | "waiting"
+  /** the agent's last turn ended on an error it gave up on (its own record of the turn says so) */
+  | "failed"
+  | "idle"
+  | "shell"
+  | "starting";
 
 /** What an agent's own running-session record says a session is doing. */
 export interface ActivityReading {

@@ -217,7 +217,13 @@ export function judgeActivity(
   let state: ActivityState | null = null;
   let reason: string | null = null;
   let basis: string | null = null;
-  if (own) {
+  if (
+    own && own.state === "failed" && turn && turnState(turn.event) === "working" && turn.ts > (own.at ?? "")
+  ) {
+    // a prompt after the failed turn: the agent's record of the new turn may land a moment after the hook
+    state = "working";
+    basis = turn.ts;
+  } else if (own) {
     state = own.state;
     reason = own.reason;
     basis = own.at;

@@ -203,6 +203,24 @@ Deno.test("a live session's activity follows its newest evidence, the agent's ow
       "idle",
       null,
     ],
+    [
+      "a failed turn reads failed with the agent's message, a turn end after it included",
+      facts({ own: own("failed", "error", 6, "mock failure 400"), hooks: hooks(["Stop", 7]) }),
+      "failed",
+      "mock failure 400",
+    ],
+    [
+      "a prompt newer than the failed turn is a new turn: Working",
+      facts({ own: own("failed", "error", 6, "mock failure 400"), hooks: hooks(["UserPromptSubmit", 8]) }),
+      "working",
+      null,
+    ],
+    [
+      "a prompt older than the failed turn was that turn's own",
+      facts({ own: own("failed", "error", 6, "mock failure 400"), hooks: hooks(["UserPromptSubmit", 5]) }),
+      "failed",
+      "mock failure 400",
+    ],
     ["a starting session with no evidence yet is Starting", facts({ status: "starting" }), "starting", null],
     ["a live session with no evidence at all has no reading", facts({}), null, null],
     [

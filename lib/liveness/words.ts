@@ -11,6 +11,8 @@ export const ACTIVITY_WORDS: Readonly<Record<ActivityWord, string>> = {
   // the agent's own retry after an API error (its evidence says so): not work being done
   retrying: "Retrying",
   waiting: "Waiting on you",
+  // the last turn ended on an error the agent gave up on: the person must act (retry, fix a key, ...)
+  failed: "Turn failed",
   idle: "Idle",
   shell: "Shell",
   starting: "Starting",

@@ -64,6 +64,7 @@ td.status { font-weight: 600; }
 /* states across the room: each tone a colour, a shape and its word (lib/ui/words.ts Tone) */
 [data-tone]::before { display: inline-block; width: 1.1em; font-weight: 400; }
 [data-tone=waiting] { color: var(--warn); font-weight: 700; } [data-tone=waiting]::before { content: "\\25B2"; }
+[data-tone=failed] { color: var(--alarm); font-weight: 700; } [data-tone=failed]::before { content: "\\2716"; }
 [data-tone=attention] { color: var(--alarm); font-weight: 700; } [data-tone=attention]::before { content: "\\25C6"; }
 [data-tone=retrying] { color: var(--warn); } [data-tone=retrying]::before { content: "\\21BB"; }
 [data-tone=working] { color: var(--live); font-weight: 600; } [data-tone=working]::before { content: "\\25CF"; }

@@ -27,8 +27,22 @@ export interface AgentGlance {
   live: number;
 }
 
-/** Most urgent first. Words not listed (Shell, Starting, an unknown word) rank below Idle. */
-export const URGENCY = ["Waiting on you", "Needs attention", "Working", "Idle"] as const;
+/**
+ * Most urgent first. A failed turn waits on the person like a question does, but says less about what to do, so it
+ * ranks just below; a retry is the agent's own business until it gives up. Words not listed (Shell, Starting, an
+ * unknown word) rank below Idle.
+ */
+export const URGENCY = [
+  "Waiting on you",
+  "Turn failed",
+  "Needs attention",
+  "Retrying",
+  "Working",
+  "Idle",
+] as const;
+
+/** The words that wait on the person: the page title and favicon badge count them. */
+const WAITS_ON_PERSON: ReadonlySet<string> = new Set(["Waiting on you", "Turn failed"]);
 
 function rank(word: string | null): number {
   const i = URGENCY.indexOf((word ?? "") as typeof URGENCY[number]);
@@ -53,10 +67,10 @@ export function glance(sessions: GlanceSession[], agents: string[]): AgentGlance
   });
 }
 
-/** The count the page title and favicon badge show: sessions waiting on the person. */
+/** The count the page title and favicon badge show: sessions waiting on the person (a failed turn included). */
 export function waitingCount(sessions: GlanceSession[]): number {
   return sessions.filter((s) =>
-    (s.status === "live" || s.status === "starting") && s.activity === "Waiting on you"
+    (s.status === "live" || s.status === "starting") && WAITS_ON_PERSON.has(s.activity ?? "")
   )
     .length;
 }

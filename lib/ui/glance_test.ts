@@ -34,3 +34,37 @@ Deno.test("an unknown or missing activity word ranks below idle, and waiting ses
     1,
   );
 });
+
+Deno.test(
+  "the top bar ranks Waiting on you, Turn failed, Needs attention, Retrying, Working, Idle, then the rest",
+  () => {
+    const order = [
+      "Waiting on you",
+      "Turn failed",
+      "Needs attention",
+      "Retrying",
+      "Working",
+      "Idle",
+      "Shell",
+    ];
+    // every pair: the more urgent word speaks for the agent, whichever session id comes first
+    for (let i = 0; i < order.length; i++) {
+      for (let j = i + 1; j < order.length; j++) {
+        const g = glance([s("1", "codex", order[j]), s("2", "codex", order[i])], ["codex"]);
+        assert.equal(g[0].word, order[i], `${order[i]} outranks ${order[j]}`);
+      }
+    }
+  },
+);
+
+Deno.test("a failed turn waits on the person: the page title and favicon badge count it with Waiting on you", () => {
+  assert.equal(
+    waitingCount([
+      s("1", "claude", "Waiting on you"),
+      s("2", "codex", "Turn failed"),
+      s("3", "gemini", "Retrying"),
+      s("4", "gemini", "Turn failed", "ended"),
+    ]),
+    2,
+  );
+});

@@ -79,6 +79,7 @@ export function ageText(iso: string | null | undefined, now: number): string {
  */
 export type Tone =
   | "waiting"
+  | "failed"
   | "attention"
   | "retrying"
   | "working"
@@ -92,6 +93,7 @@ export type Tone =
 
 const ACTIVITY_TONES: Record<string, Tone> = {
   "Waiting on you": "waiting",
+  "Turn failed": "failed",
   "Needs attention": "attention",
   "Retrying": "retrying",
   "Working": "working",
@@ -114,6 +116,7 @@ export function statusTone(word: string): Tone {
 /** Most urgent first: the "needs me first" order. Tones not listed come after. */
 export const NEEDS_ME_FIRST: readonly Tone[] = [
   "waiting",
+  "failed",
   "attention",
   "retrying",
   "unsure",

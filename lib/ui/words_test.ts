@@ -52,11 +52,19 @@ Deno.test("a live session whose process asm cannot prove reads UNSURE with the r
 
 Deno.test("every state has one tone, whatever the agent: the words asm shows decide it", () => {
   assert.deepEqual(
-    ["Waiting on you", "Needs attention", "Retrying", "Working", "Starting", "Idle", "Shell", "Running", null]
-      .map(
-        activityTone,
-      ),
-    ["waiting", "attention", "retrying", "working", "starting", "idle", "shell", "live", "none"],
+    [
+      "Waiting on you",
+      "Turn failed",
+      "Needs attention",
+      "Retrying",
+      "Working",
+      "Starting",
+      "Idle",
+      "Shell",
+      "Running",
+      null,
+    ].map(activityTone),
+    ["waiting", "failed", "attention", "retrying", "working", "starting", "idle", "shell", "live", "none"],
   );
   assert.deepEqual(["LIVE", "UNSURE", "STARTING", "ENDED"].map(statusTone), [
     "live",
@@ -65,8 +73,8 @@ Deno.test("every state has one tone, whatever the agent: the words asm shows dec
     "ended",
   ]);
   assert.deepEqual(
-    NEEDS_ME_FIRST.slice(0, 2),
-    ["waiting", "attention"],
+    NEEDS_ME_FIRST.slice(0, 3),
+    ["waiting", "failed", "attention"],
     "what waits on the person comes first",
   );
 });

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, type Turn } from "./replies.ts";
+import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, streamHoldMs, type Turn } from "./replies.ts";
 import { encodeSse, sseResponse } from "./sse.ts";
 import { type FakeCall, jsonResponse, pause } from "./server.ts";
 
@@ -68,7 +68,10 @@ export async function answerAnthropic(call: FakeCall, book: ReplyBook): Promise<
   if (!body.stream) return jsonResponse(200, message);
   const drip = Number(/DRIP:(\d+)/.exec(turn.userTexts.at(-1) ?? "")?.[1] ?? 0);
   if (drip > 0 && decision.kind === "text") return dripResponse(message, drip, call.signal);
-  return sseResponse(streamOf(message), { "request-id": `req_mock_${Date.now()}` });
+  return sseResponse(streamOf(message), { "request-id": `req_mock_${Date.now()}` }, {
+    holdMs: streamHoldMs(turn),
+    signal: call.signal,
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, type Turn } from "./replies.ts";
+import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, streamHoldMs, type Turn } from "./replies.ts";
 import { encodeSse, sseResponse } from "./sse.ts";
 import { type FakeCall, jsonResponse, pause } from "./server.ts";
 
@@ -84,7 +84,10 @@ export async function answerGemini(call: FakeCall, book: ReplyBook): Promise<Res
       responseId,
     });
   }
-  return sseResponse(streamOf(parts, usage, model, responseId));
+  return sseResponse(streamOf(parts, usage, model, responseId), {}, {
+    holdMs: streamHoldMs(turn),
+    signal: call.signal,
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, type Turn } from "./replies.ts";
+import { type Decision, type ReplyBook, SKILL_PLACEHOLDER, streamHoldMs, type Turn } from "./replies.ts";
 import { encodeSse, sseResponse } from "./sse.ts";
 import { type FakeCall, jsonResponse, pause } from "./server.ts";
 
@@ -68,7 +68,8 @@ export async function answerOpenai(call: FakeCall, book: ReplyBook): Promise<Res
     });
   }
   const body = (call.body ?? {}) as ResponsesBody;
-  const decision = book.decide(openaiTurn(body));
+  const turn = openaiTurn(body);
+  const decision = book.decide(turn);
   await pause(decision.delayMs, call.signal);
   const headers = { ...codexRateLimitHeaders(new Date()), "x-request-id": `req_mock_${Date.now()}` };
   if (decision.kind === "fail") {
@@ -97,7 +98,10 @@ export async function answerOpenai(call: FakeCall, book: ReplyBook): Promise<Res
   };
   if (body.stream === false) return jsonResponse(200, response, headers);
   const text = decision.kind === "text" ? decision.text : null;
-  return sseResponse(streamOf(item, text, response), { ...headers, "openai-model": response.model });
+  return sseResponse(streamOf(item, text, response), { ...headers, "openai-model": response.model }, {
+    holdMs: streamHoldMs(turn),
+    signal: call.signal,
+  });
 }
 
 /** Reduces a Responses request to a turn: injected context is skipped, tool outputs are `*_output` items. */

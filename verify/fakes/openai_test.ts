@@ -145,3 +145,27 @@ Deno.test("USE_SKILL reads the skill's SKILL.md with the shell tool; the <skill>
     await fake.close();
   }
 });
+
+Deno.test("STREAM_SLOW holds a streamed reply after its first event: the 200 comes at once, the end later", async () => {
+  const fake = await startFake("openai");
+  try {
+    const t0 = Date.now();
+    const res = await post(fake, { input: [CONTEXT, userMessage("hello STREAM_SLOW:600")] });
+    const headersMs = Date.now() - t0;
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /^event: response\.created/, "the first event arrives before the hold");
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      rest += new TextDecoder().decode(r.value);
+    }
+    const totalMs = Date.now() - t0;
+    assert.ok(headersMs < 400, `the answer began at once (${headersMs} ms)`);
+    assert.ok(totalMs >= 600, `and ended after the hold (${totalMs} ms)`);
+    assert.match(rest, /response\.completed/);
+    assert.match(rest, /Mock reply #1: hello STREAM_SLOW:600/, "SLOW inside STREAM_SLOW delays nothing else");
+  } finally {
+    await fake.close();
+  }
+});

@@ -13,7 +13,8 @@
  * 4. `USE_TOOL` in the last user text: the agent's shell tool, once;
  * 5. `USE_SKILL <name>` in the last user text: the agent's own way to run that skill ({@link Turn.skillCall}), once;
  * 6. the default text `Mock reply #N: <excerpt>`.
- * `SLOW:<ms>` in the last user text delays whichever reply is chosen.
+ * `SLOW:<ms>` in the last user text delays whichever reply is chosen; `STREAM_SLOW:<ms>` holds a streamed reply
+ * that long after its first event ({@link streamHoldMs}).
  *
  * @module
  */
@@ -150,7 +151,8 @@ export function compileRules(script: ReplyRule[]): CompiledRule[] {
  */
 export function decideReply(turn: Turn, rules: CompiledRule[], n: number, failedBefore = 0): Decision {
   const last = turn.userTexts.at(-1) ?? "";
-  const slowMs = Number(/SLOW:(\d+)/.exec(last)?.[1] ?? 0);
+  // not the SLOW of STREAM_SLOW
+  const slowMs = Number(/(?<![A-Z_])SLOW:(\d+)/.exec(last)?.[1] ?? 0);
   const retry = /RETRY:(\d{3})x(\d+)/.exec(last);
   if (retry && failedBefore < Number(retry[2])) {
     const status = Number(retry[1]);
@@ -196,6 +198,14 @@ export function decideReply(turn: Turn, rules: CompiledRule[], n: number, failed
     return { kind: "tool", name: call.name, input, command: MOCK_SHELL_COMMAND, delayMs: slowMs };
   }
   return { kind: "text", text: `Mock reply #${n}: ${excerpt(last)}`, delayMs: slowMs, numbered: true };
+}
+
+/**
+ * How long a streamed reply to `turn` is held after its first event: `STREAM_SLOW:<ms>` in the last user text,
+ * else 0. The agent has its 200 and the answer has begun, so a turn shows as working (not waiting for a reply).
+ */
+export function streamHoldMs(turn: Turn): number {
+  return Number(/STREAM_SLOW:(\d+)/.exec(turn.userTexts.at(-1) ?? "")?.[1] ?? 0);
 }
 
 /** `value` with the skill's name put in for {@link SKILL_PLACEHOLDER} in every string it holds. */

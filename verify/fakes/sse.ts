@@ -42,10 +42,46 @@ export function parseSse(body: string): SseEvent[] {
   return events;
 }
 
-/** A 200 response carrying already-encoded events, with the usual SSE headers plus `headers`. */
-export function sseResponse(chunks: string[], headers: Record<string, string> = {}): Response {
-  return new Response(chunks.join(""), {
+/** How a stream is held: `holdMs` after its first event (0: all at once), given up when `signal` aborts. */
+export interface StreamHold {
+  holdMs: number;
+  signal: AbortSignal;
+}
+
+/**
+ * A 200 response carrying already-encoded events, with the usual SSE headers plus `headers`. With a `hold`, the
+ * first event goes out at once and the rest after `holdMs`: the answer has begun (the agent saw its 200) but is
+ * not over, as a model that is still writing.
+ */
+export function sseResponse(
+  chunks: string[],
+  headers: Record<string, string> = {},
+  hold: StreamHold | null = null,
+): Response {
+  const init = {
     status: 200,
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...headers },
+  };
+  if (!hold || hold.holdMs <= 0 || chunks.length < 2) return new Response(chunks.join(""), init);
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(chunks[0]));
+      const rest = () => {
+        controller.enqueue(encoder.encode(chunks.slice(1).join("")));
+        controller.close();
+      };
+      const timer = setTimeout(() => {
+        hold.signal.removeEventListener("abort", stop);
+        rest();
+      }, hold.holdMs);
+      // the server is closing: end the body now rather than hold its shutdown
+      function stop() {
+        clearTimeout(timer);
+        controller.close();
+      }
+      hold.signal.addEventListener("abort", stop, { once: true });
+    },
   });
+  return new Response(body, init);
 }

@@ -167,7 +167,8 @@ const TROUBLE_TAIL_BYTES = 256 * 1024;
 /**
  * Pure: a session's reading, corrected by what its transcript says of the current turn: a busy session whose
  * agent is retrying after API errors reads "retrying", never "working"; an idle one whose last turn failed on
- * an API error waits on the person (the turn is over, and nothing was done).
+ * an API error reads "failed" with the error's own message (the turn is over, nothing was done, and the person must
+ * act).
  */
 export function withTrouble(
   reading: ActivityReading | null,
@@ -178,7 +179,7 @@ export function withTrouble(
     return { ...reading, state: "retrying", reason: troubleReason(trouble) };
   }
   if (reading.state === "idle" && trouble.kind === "failed") {
-    return { ...reading, state: "waiting", reason: troubleReason(trouble) };
+    return { ...reading, state: "failed", reason: troubleReason(trouble) };
   }
   return reading;
 }

@@ -3,22 +3,24 @@
  * while the API answers with errors, Claude writes an `api-request` line for every attempt and its registry
  * keeps saying `busy`; a retry repeats the previous request exactly (the same `requestDigest`). When it gives up,
  * it writes a synthetic assistant message with `isApiErrorMessage: true`, `apiErrorStatus` and `apiErrorType`,
- * and goes `idle`. Without this, a session retrying read "Working" and one whose turn failed read "Idle".
+ * and goes `idle`. Without this, a session retrying read "Working" and one whose turn failed read "Idle". A failed
+ * turn's reason is that message's own text (`API Error: Repeated 529 Overloaded errors.`).
  * Pure: text in, a reading out.
  * @module
  */
+import { failureText } from "../failure_text.ts";
 
 /** What the tail says about the current turn, when something is wrong with it. */
 export type TurnTrouble =
   /** the same request sent again after an error: `attempt` is how many retries so far */
   | { kind: "retrying"; attempt: number }
   /** the last turn ended on an API error the agent gave up on */
-  | { kind: "failed"; status: number | null; type: string | null };
+  | { kind: "failed"; status: number | null; type: string | null; message: string | null };
 
 interface Line {
   type: string;
   digest?: string;
-  apiError?: { status: number | null; type: string | null };
+  apiError?: { status: number | null; type: string | null; message: string | null };
   typed?: boolean;
 }
 
@@ -50,6 +52,7 @@ function linesOf(tail: string): Line[] {
           ? {
             status: typeof j.apiErrorStatus === "number" ? j.apiErrorStatus : null,
             type: typeof j.apiErrorType === "string" ? j.apiErrorType : null,
+            message: failureText(textOf(j.message)),
           }
           : undefined,
       });
@@ -58,6 +61,17 @@ function linesOf(tail: string): Line[] {
     }
   }
   return out;
+}
+
+/** The text blocks of an assistant message, joined; null when it holds none. */
+function textOf(message: unknown): string | null {
+  const content = (message as { content?: unknown } | null)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content
+    .filter((b): b is { type: "text"; text: string } => b?.type === "text" && typeof b.text === "string")
+    .map((b) => b.text);
+  return texts.length ? texts.join(" ") : null;
 }
 
 /** A prompt a person (or a script) gave: not a tool result, a reminder or a task notification. */
@@ -81,8 +95,7 @@ export function turnTrouble(tail: string): TurnTrouble | null {
   const turn = lines.slice(start);
   const lastAssistant = turn.findLastIndex((l) => l.type === "assistant");
   if (lastAssistant >= 0 && turn[lastAssistant].apiError && lastAssistant === turn.length - 1) {
-    const { status, type } = turn[lastAssistant].apiError!;
-    return { kind: "failed", status, type };
+    return { kind: "failed", ...turn[lastAssistant].apiError! };
   }
   // requests since the last answer: the trailing ones that repeat the same request are retries
   const requests = turn.slice(lastAssistant + 1).filter((l) => l.type === "request");
@@ -93,11 +106,12 @@ export function turnTrouble(tail: string): TurnTrouble | null {
   return same >= 2 ? { kind: "retrying", attempt: same - 1 } : null;
 }
 
-/** The reason a person reads for a turn in trouble. */
+/** The reason a person reads for a turn in trouble: a failed turn's own message when it has one. */
 export function troubleReason(trouble: TurnTrouble): string {
   if (trouble.kind === "retrying") {
     return `the API answered with an error; retry ${trouble.attempt}`;
   }
+  if (trouble.message !== null) return trouble.message;
   const what = trouble.status === null ? "an API error" : `API error ${trouble.status}`;
   return `the last turn failed: ${what}${trouble.type ? ` (${trouble.type})` : ""}`;
 }

@@ -49,6 +49,7 @@ Deno.test("a turn's trouble: retries are the same request sent again; a failed t
         kind: "failed",
         status: 529,
         type: "overloaded_error",
+        message: "API Error: Repeated 529 Overloaded errors.",
       },
     ],
     [
@@ -73,7 +74,7 @@ Deno.test("a turn's trouble: retries are the same request sent again; a failed t
   for (const [name, text, want] of rows) assert.deepEqual(turnTrouble(text), want, name);
 });
 
-Deno.test("a busy session in a retry reads Retrying, an idle one whose turn failed waits on the person", () => {
+Deno.test("a busy session in a retry reads Retrying, an idle one whose turn failed reads failed with its message", () => {
   const busy = { state: "working" as const, raw: "busy", reason: null, at: null };
   const idle = { state: "idle" as const, raw: "idle", reason: null, at: null };
   assert.deepEqual(withTrouble(busy, { kind: "retrying", attempt: 2 }), {
@@ -81,17 +82,29 @@ Deno.test("a busy session in a retry reads Retrying, an idle one whose turn fail
     state: "retrying",
     reason: "the API answered with an error; retry 2",
   });
-  assert.deepEqual(withTrouble(idle, { kind: "failed", status: 529, type: "overloaded_error" }), {
+  const failed = {
+    kind: "failed" as const,
+    status: 529,
+    type: "overloaded_error",
+    message: "API Error: Repeated 529 Overloaded errors.",
+  };
+  assert.deepEqual(withTrouble(idle, failed), {
     ...idle,
-    state: "waiting",
+    state: "failed",
+    reason: "API Error: Repeated 529 Overloaded errors.",
+  });
+  // an error message without text: the status and type say what failed
+  assert.deepEqual(withTrouble(idle, { ...failed, message: null }), {
+    ...idle,
+    state: "failed",
     reason: "the last turn failed: API error 529 (overloaded_error)",
   });
   // the record's word stands where the transcript does not contradict it
-  assert.deepEqual(withTrouble(busy, { kind: "failed", status: 529, type: null }), busy);
+  assert.deepEqual(withTrouble(busy, { ...failed, type: null }), busy);
   assert.deepEqual(withTrouble(idle, { kind: "retrying", attempt: 1 }), idle);
   assert.deepEqual(withTrouble(busy, null), busy);
   assert.equal(
-    troubleReason({ kind: "failed", status: null, type: null }),
+    troubleReason({ kind: "failed", status: null, type: null, message: null }),
     "the last turn failed: an API error",
   );
 });

@@ -3,7 +3,10 @@
  * process holds the flock on `$CODEX_HOME/thread-writer-locks/<thread id>.lock`: the shared app-server daemon for
  * the threads it hosts, or the TUI itself under `--no-daemon` (seen on 0.169: `FLOCK ADVISORY WRITE <tui pid>`).
  * The lock FILES stay on disk for ever, so only a flock in `/proc/locks` counts. A thread is working while the last
- * turn marker in its rollout is a `task_started` with no `task_complete` (or `turn_aborted`) after it.
+ * turn marker in its rollout is a `task_started` with no `task_complete` (or `turn_aborted`) after it. A turn
+ * Codex gave up on ends in a `task_complete` carrying `error.message` (observed on 0.169: a 400 answer, "exceeded
+ * retry limit, last status: 429 ...", a missing key): it reads "failed" with that message. A working turn whose
+ * newest model request answered with an error Codex retries reads "retrying" (its log database: retry_log.ts).
  * @module
  */
 import { join } from "node:path";
@@ -23,6 +26,8 @@ import type {
 import type { ProcInfo } from "../../procs/mod.ts";
 import { codexHome } from "./home.ts";
 import { uuidV7Time } from "./rollouts.ts";
+import { failureText } from "../failure_text.ts";
+import { codexLogsDb, readRetryLog, retryFromLog, retryReason } from "./retry_log.ts";
 
 /** `$CODEX_HOME/thread-writer-locks`. */
 export function threadLocksDir(env: Env): string {
@@ -56,17 +61,36 @@ const MARKERS: Record<string, Pick<ActivityReading, "state" | "reason">> = {
   elicitation_request: { state: "waiting", reason: "question" },
 };
 
+/** What a rollout's tail says of its newest turn: the reading, and the turn's id when the marker names it. */
+export interface RolloutTurn {
+  reading: ActivityReading;
+  turnId: string | null;
+}
+
 /**
  * Pure: the activity a rollout's tail shows, or null when the tail holds no turn marker. A waiting marker counts
  * only while it is the rollout's last line (once the turn goes on, lines follow it). `at` is the file's mtime:
  * the rollout moves with every line the turn writes.
  */
 export function rolloutActivity(tail: string, mtime: string | null): ActivityReading | null {
+  return rolloutTurn(tail, mtime)?.reading ?? null;
+}
+
+/** Pure: {@link rolloutActivity}, with the id of the turn its marker belongs to. */
+export function rolloutTurn(tail: string, mtime: string | null): RolloutTurn | null {
   const lines = tail.split("\n").filter((l) => l.trim() !== "");
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i];
     if (!line.includes('"event_msg"')) continue;
-    let entry: { type?: unknown; payload?: { type?: unknown } };
+    let entry: {
+      type?: unknown;
+      payload?: {
+        type?: unknown;
+        turn_id?: unknown;
+        turn_attribution?: { turn_id?: unknown };
+        error?: { message?: unknown } | null;
+      };
+    };
     try {
       entry = JSON.parse(line);
     } catch {
@@ -76,10 +100,19 @@ export function rolloutActivity(tail: string, mtime: string | null): ActivityRea
     const kind = entry.type === "event_msg" ? entry.payload?.type : undefined;
     if (typeof kind !== "string" || !(kind in MARKERS)) continue;
     const marker = MARKERS[kind];
+    const payload = entry.payload!;
+    const id = payload.turn_id ?? payload.turn_attribution?.turn_id;
+    const turnId = typeof id === "string" ? id : null;
     if (marker.state === "waiting" && i !== lines.length - 1) {
-      return { state: "working", raw: kind, reason: null, at: mtime };
+      return { reading: { state: "working", raw: kind, reason: null, at: mtime }, turnId };
     }
-    return { ...marker, raw: kind, at: mtime };
+    if (kind === "task_complete" && payload.error) {
+      // the turn ended on an error Codex gave up on: its message, as Codex wrote it
+      const reason = failureText(payload.error.message) ??
+        "the turn ended on an error Codex did not describe";
+      return { reading: { state: "failed", raw: kind, reason, at: mtime }, turnId };
+    }
+    return { reading: { ...marker, raw: kind, at: mtime }, turnId };
   }
   return null;
 }
@@ -116,6 +149,11 @@ const TAIL_BYTES = [64 * 1024, 1024 * 1024];
 
 /** The activity a rollout file shows (its tail), or null when there is no rollout or no marker in 1 MiB. */
 export function readRolloutActivity(path: string): ActivityReading | null {
+  return readRolloutTurn(path)?.reading ?? null;
+}
+
+/** {@link readRolloutActivity}, with the turn's id. */
+export function readRolloutTurn(path: string): RolloutTurn | null {
   let file: RegularFile;
   try {
     file = openRegularSync(path);
@@ -130,7 +168,7 @@ export function readRolloutActivity(path: string): ActivityReading | null {
       const size = Math.min(want, file.size);
       const buf = new Uint8Array(size);
       const read = readFullySync(file.fd, buf, file.size - size);
-      const found = rolloutActivity(new TextDecoder().decode(buf.subarray(0, read)), mtime);
+      const found = rolloutTurn(new TextDecoder().decode(buf.subarray(0, read)), mtime);
       if (found || size === file.size) return found;
     }
     return null;
@@ -228,7 +266,8 @@ export function codexLive(query: LiveQuery): LiveReport {
     const inode = lockInodes.get(ref.agentSessionId);
     if (inode === undefined || !flocks.has(inode)) continue;
     const rollout = findRollout(ref.agentSessionId, query.env, ref.transcriptPath);
-    activity.set(ref.agentSessionId, rollout ? readRolloutActivity(rollout) : null);
+    const turn = rollout ? readRolloutTurn(rollout) : null;
+    activity.set(ref.agentSessionId, turn ? withRetry(turn, query.env, ref.agentSessionId) : null);
   }
   return codexLiveFrom(
     query.open,
@@ -236,4 +275,16 @@ export function codexLive(query: LiveQuery): LiveReport {
     query.procs,
     (p) => isAgentProcess(query.agent, p.exe, p.argv),
   );
+}
+
+/**
+ * A working turn's reading, corrected by Codex's log database: "retrying" while its newest model request answered
+ * with an error Codex retries. The log is read only for a working turn (one indexed query per thread and poll).
+ */
+function withRetry(turn: RolloutTurn, env: Env, threadId: string): ActivityReading {
+  if (turn.reading.state !== "working" || turn.turnId === null) return turn.reading;
+  const db = codexLogsDb(env);
+  if (db === null) return turn.reading;
+  const retry = retryFromLog(readRetryLog(db, threadId), turn.turnId);
+  return retry ? { ...turn.reading, state: "retrying", reason: retryReason(retry) } : turn.reading;
 }

@@ -10,6 +10,7 @@ import {
   parseFlocks,
   readRolloutActivity,
   rolloutActivity,
+  rolloutTurn,
   threadLocksDir,
 } from "./live.ts";
 
@@ -60,6 +61,44 @@ Deno.test("a rollout's last turn marker says whether the thread is working", () 
     assert.equal(got?.reason ?? null, reason, name);
     if (got) assert.equal(got.at, MTIME, "freshness is the rollout's mtime");
   }
+});
+
+/** A rollout Codex 0.169 wrote against a fake (its turn's event lines and the prompt kept). */
+function capturedRollout(name: string): string {
+  return Deno.readTextFileSync(
+    join(import.meta.dirname!, "../../../verify/fixtures/turn_trouble/codex", name),
+  );
+}
+
+Deno.test("a turn Codex gave up on reads failed with the error message it wrote; a turn it recovered reads idle", () => {
+  const rows: [string, string, string, string | null][] = [
+    [
+      "a 400 answer (not retried)",
+      "failed-400.rollout.jsonl",
+      "failed",
+      '{"error":{"message":"mock failure 400","type":"api_error"}}',
+    ],
+    [
+      "429 past the retry limit",
+      "failed-429-retry-limit.rollout.jsonl",
+      "failed",
+      "exceeded retry limit, last status: 429 Too Many Requests, request id: req_mock_1796410800667",
+    ],
+    ["503 three times, then answered", "recovered-503x3.rollout.jsonl", "idle", null],
+  ];
+  for (const [name, file, state, reason] of rows) {
+    const got = rolloutActivity(capturedRollout(file), MTIME);
+    assert.equal(got?.state, state, name);
+    assert.equal(got?.reason, reason, name);
+  }
+  // a turn in progress names its turn: the log's retry rows are matched by it
+  const started = capturedRollout("recovered-503x3.rollout.jsonl").split("\n").filter((l) =>
+    !l.includes('"task_complete"') && !l.includes('"AgentMessage"') && !l.includes('"token_count"')
+  ).join("\n");
+  assert.deepEqual(rolloutTurn(started, MTIME), {
+    reading: { state: "working", raw: "task_started", reason: null, at: MTIME },
+    turnId: "01a2426d-0ebf-7872-b89a-784cb52f9e02",
+  });
 });
 
 Deno.test("/proc/locks FLOCK holders are read by inode; POSIX locks and waiters are not holders", () => {

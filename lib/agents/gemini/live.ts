@@ -2,12 +2,24 @@
  * Gemini CLI keeps no record of its running sessions (agents/gemini.md section 5): the only evidence of its own is
  * the process, a node child whose script resolves to `@google/gemini-cli/bundle/gemini.js` (under a launcher node
  * running the same script; the hooks record the child, their nearest matching ancestor). Its activity comes from
- * the BeforeAgent / AfterAgent hooks, which the ledger already holds as UserPromptSubmit / Stop.
+ * the BeforeAgent / AfterAgent hooks, which the ledger already holds as UserPromptSubmit / Stop, except a turn
+ * that failed: AfterAgent fires for it too, so only the chat file's own `error` record tells (turn_trouble.ts).
  * @module
  */
+import { readTailSync, RefusedFile } from "../../files/mod.ts";
 import { isAgentProcess } from "../glob.ts";
-import type { LiveInfo, LiveQuery, LiveReport, OpenSessionRef, ProcLookup } from "../protocol.ts";
+import type {
+  ActivityReading,
+  Env,
+  LiveInfo,
+  LiveQuery,
+  LiveReport,
+  OpenSessionRef,
+  ProcLookup,
+} from "../protocol.ts";
 import type { ProcInfo } from "../../procs/mod.ts";
+import { geminiDir } from "./discover.ts";
+import { chatTurnFailure } from "./turn_trouble.ts";
 
 /**
  * Pure: an open session is live in Gemini's own terms when one of its runs is a process with the recorded start
@@ -36,7 +48,30 @@ export function geminiLiveFrom(
   return { sessions, carriers: new Map() };
 }
 
-/** Gemini CLI's `live()`: its open sessions' processes, checked to be Gemini CLI. */
+/** How much of a chat file is read for a failed turn: its newest records (a `$set` rewrite can be long). */
+const TROUBLE_TAIL_BYTES = 256 * 1024;
+
+/** Gemini CLI's `live()`: its open sessions' processes, checked to be Gemini CLI, and their chats' failed turns. */
 export function geminiLive(query: LiveQuery): LiveReport {
-  return geminiLiveFrom(query.open, query.procs, (p) => isAgentProcess(query.agent, p.exe, p.argv));
+  const report = geminiLiveFrom(query.open, query.procs, (p) => isAgentProcess(query.agent, p.exe, p.argv));
+  // a live session's turn may have failed, which its hooks cannot say: its chat's newest records do
+  const paths = new Map(query.open.map((ref) => [ref.agentSessionId, ref.transcriptPath]));
+  for (const info of report.sessions.values()) {
+    const path = paths.get(info.agentSessionId);
+    if (path) info.activity = failedTurnAt(path, query.env);
+  }
+  return report;
+}
+
+/** The failed turn a chat file's tail shows; null when it shows none or is not Gemini's own file. */
+function failedTurnAt(path: string, env: Env): ActivityReading | null {
+  try {
+    const tail = readTailSync(path, TROUBLE_TAIL_BYTES, { within: [geminiDir(env)] });
+    const failure = chatTurnFailure(new TextDecoder().decode(tail.bytes));
+    return failure && { state: "failed", raw: "error", reason: failure.message, at: failure.at };
+  } catch (err) {
+    // not written yet (a fresh session), or not Gemini's own file (a hook's path is hostile): the hooks speak
+    if (err instanceof Deno.errors.NotFound || err instanceof RefusedFile) return null;
+    throw err;
+  }
 }
