@@ -73,7 +73,11 @@ Deno.test("the import makes one row per session on disk, per agent, each hidden 
   assert.equal(tui.hidden, false);
   assert.equal(tui.title, "hello from tmux");
   assert.equal(tui.turns, 2);
-  assert.equal(tui.closeout, null, "agents.toml names no closeout skill for Codex: nobody can say");
+  assert.equal(
+    tui.closeout,
+    "open",
+    "Codex records a skill's run: read whole, its closeout skill did not run",
+  );
   assert.equal(row(w, "codex", CODEX.neverPrompted).hidden_reason, "nothing happened");
   assert.equal(row(w, "codex", CODEX.execResumed).turns, 3);
   // Gemini: no file says a session ran headless, so a -p session is "not known" (null) and only its one prompt
@@ -87,6 +91,53 @@ Deno.test("the import makes one row per session on disk, per agent, each hidden 
     "MOCK-REPLY #15 (gemini-3.5-flash-lite) to: t>BEFORE-AGENT-MARKER</hook_context> Summary (max 80 chars):",
   );
   assert.deepEqual(w.logged, [], "good files log nothing");
+});
+
+Deno.test("under the shipped agents.toml, a Codex or Gemini CLI session whose transcript records the closeout skill's run reads closed, the others open", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  const at = (rel: string, line: Record<string, unknown>) =>
+    w.write(rel, Deno.readTextFileSync(join(w.home, rel)) + JSON.stringify(line) + "\n");
+  // each harness's own marker (docs/agents/skills.md), appended to one session of each agent
+  at(`.codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-${CODEX.tui}.jsonl`, {
+    timestamp: "2026-11-29T22:14:09.000Z",
+    type: "response_item",
+    payload: {
+      type: "message",
+      role: "user",
+      content: [{
+        type: "input_text",
+        text: "<skill>\n<name>closeout</name>\n<path>/x/SKILL.md</path>\n</skill>",
+      }],
+      internal_chat_message_metadata_passthrough: {
+        content_item_kinds: ["skills.selected_skill_instructions"],
+      },
+    },
+  });
+  const geminiChat = ".gemini/tmp/proj-b/chats/session-2026-11-29T22-22-c1da5980.jsonl";
+  const activation = (name: string, status: string) => ({
+    id: `gemini-${name}`,
+    timestamp: "2026-11-29T22:22:50.000Z",
+    type: "gemini",
+    content: "",
+    toolCalls: [{ id: `activate_skill__${name}`, name: "activate_skill", args: { name }, status }],
+  });
+  at(geminiChat, activation("closeout", "success"));
+  // the other Gemini session asked for it, but the CLI could not load it: no run
+  at(".gemini/tmp/proj-b/chats/session-2026-11-29T22-23-4966ac10.jsonl", activation("closeout", "error"));
+  await w.run();
+  const closeouts = Object.fromEntries(
+    sessionViews(w.ledger, { all: true }).filter((r) => r.agent !== "claude").map((
+      r,
+    ) => [r.asm_id, r.closeout]),
+  );
+  const closed = [asmIdOf("codex", CODEX.tui), asmIdOf("gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d")];
+  assert.equal(Object.keys(closeouts).length, 10);
+  assert.deepEqual(
+    closeouts,
+    Object.fromEntries(Object.keys(closeouts).map((id) => [id, closed.includes(id) ? "closed" : "open"])),
+    "read whole, every other session of these agents is open: never null",
+  );
 });
 
 function countingIo(opened: string[]): TranscriptIo {
