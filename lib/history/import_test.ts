@@ -93,12 +93,10 @@ Deno.test("the import makes one row per session on disk, per agent, each hidden 
   assert.deepEqual(w.logged, [], "good files log nothing");
 });
 
-Deno.test("under the shipped agents.toml, a Codex or Gemini CLI session whose transcript records the closeout skill's run reads closed, the others open", async () => {
-  await using w = importWorld();
-  placeFixtures(w);
+/** Appends each harness's own closeout marker (docs/agents/skills.md) to one Codex and one Gemini CLI session. */
+function recordCloseoutRuns(w: ImportWorld): void {
   const at = (rel: string, line: Record<string, unknown>) =>
     w.write(rel, Deno.readTextFileSync(join(w.home, rel)) + JSON.stringify(line) + "\n");
-  // each harness's own marker (docs/agents/skills.md), appended to one session of each agent
   at(`.codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-${CODEX.tui}.jsonl`, {
     timestamp: "2026-11-29T22:14:09.000Z",
     type: "response_item",
@@ -114,7 +112,6 @@ Deno.test("under the shipped agents.toml, a Codex or Gemini CLI session whose tr
       },
     },
   });
-  const geminiChat = ".gemini/tmp/proj-b/chats/session-2026-11-29T22-22-c1da5980.jsonl";
   const activation = (name: string, status: string) => ({
     id: `gemini-${name}`,
     timestamp: "2026-11-29T22:22:50.000Z",
@@ -122,22 +119,71 @@ Deno.test("under the shipped agents.toml, a Codex or Gemini CLI session whose tr
     content: "",
     toolCalls: [{ id: `activate_skill__${name}`, name: "activate_skill", args: { name }, status }],
   });
-  at(geminiChat, activation("closeout", "success"));
+  at(".gemini/tmp/proj-b/chats/session-2026-11-29T22-22-c1da5980.jsonl", activation("closeout", "success"));
   // the other Gemini session asked for it, but the CLI could not load it: no run
   at(".gemini/tmp/proj-b/chats/session-2026-11-29T22-23-4966ac10.jsonl", activation("closeout", "error"));
-  await w.run();
-  const closeouts = Object.fromEntries(
+}
+
+/** The closeout of every Codex and Gemini CLI row, by asm id. */
+function codexGeminiCloseouts(w: ImportWorld): Record<string, string | null> {
+  return Object.fromEntries(
     sessionViews(w.ledger, { all: true }).filter((r) => r.agent !== "claude").map((
       r,
     ) => [r.asm_id, r.closeout]),
   );
+}
+
+/** What {@link codexGeminiCloseouts} reads after {@link recordCloseoutRuns}: two closed, the other eight open. */
+function closedAndOpen(closeouts: Record<string, unknown>): Record<string, string> {
   const closed = [asmIdOf("codex", CODEX.tui), asmIdOf("gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d")];
   assert.equal(Object.keys(closeouts).length, 10);
+  return Object.fromEntries(
+    Object.keys(closeouts).map((id) => [id, closed.includes(id) ? "closed" : "open"]),
+  );
+}
+
+Deno.test("under the shipped agents.toml, a Codex or Gemini CLI session whose transcript records the closeout skill's run reads closed, the others open", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  recordCloseoutRuns(w);
+  await w.run();
+  const closeouts = codexGeminiCloseouts(w);
   assert.deepEqual(
     closeouts,
-    Object.fromEntries(Object.keys(closeouts).map((id) => [id, closed.includes(id) ? "closed" : "open"])),
-    "read whole, every other session of these agents is open: never null",
+    closedAndOpen(closeouts),
+    "read whole, every other session is open: never null",
   );
+});
+
+Deno.test("rows read under another closeout skill are settled from the skills they record, without reading a file again", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  recordCloseoutRuns(w);
+  // as an older asm shipped them: no closeout skill for Codex and Gemini CLI
+  const before = w.agents.map((a) => a.name === "claude" ? a : { ...a, closeout_skill: "" });
+  await w.run({ agents: before });
+  const unknown = codexGeminiCloseouts(w);
+  assert.deepEqual(Object.values(unknown), Array(10).fill(null));
+  const claudeBefore = sessionViews(w.ledger, { all: true }).filter((r) => r.agent === "claude");
+
+  const opened: string[] = [];
+  const report = await w.run({ io: countingIo(opened) });
+  assert.deepEqual([opened, report.files_read], [[], 0], "no file read again");
+  const closeouts = codexGeminiCloseouts(w);
+  assert.deepEqual(closeouts, closedAndOpen(closeouts));
+  assert.deepEqual(w.logged, [{ what: "closeout settled", agents: ["codex", "gemini"], rows: 10 }]);
+  assert.deepEqual(
+    sessionViews(w.ledger, { all: true }).filter((r) => r.agent === "claude"),
+    claudeBefore,
+    "Claude Code's setting did not change: its rows are as they were",
+  );
+  // once settled, an import with the same setting writes nothing
+  const digest = ledgerDigest(w.ledger);
+  await w.run();
+  assert.equal(ledgerDigest(w.ledger), digest);
+  // and back: nobody can say again
+  await w.run({ agents: before });
+  assert.deepEqual(codexGeminiCloseouts(w), unknown);
 });
 
 function countingIo(opened: string[]): TranscriptIo {

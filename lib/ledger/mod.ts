@@ -38,6 +38,7 @@ export {
   refreshCandidates,
   type SessionView,
   sessionViews,
+  settleCloseouts,
   settleListed,
   stillBeingReadCount,
   writeDerived,
