@@ -162,7 +162,8 @@ export function RowActions(
  * run; a Closeout button while it does not (it opens a dialog saying what will happen: a live session gets the
  * skill typed into its window, an ended one is resumed with it); where asm cannot start the skill, a muted "open"
  * (the transcript was read and the skill did not run) or "no skill" (the agent has no closeout skill asm can see
- * run), the agent's note as their tip. The poll and the page's stream write its cell; it renders again only when that changes.
+ * run), the agent's note as their tip. The poll and the page's stream write its cell; it renders again only when
+ * that changes.
  */
 export function CloseoutCell(
   { id, agent, title, live, state, command, note }: {

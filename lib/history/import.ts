@@ -117,7 +117,7 @@ function readers(agents: AgentConfig[]): { agent: AgentConfig; cap: TranscriptCa
   return out;
 }
 
-/** Each agent's closeout skill as its rows' closeout reads it: "" where nobody can say (lib/derive `closeoutOf`). */
+/** Each agent's closeout skill as its rows read it: "" where nobody can say (lib/derive `closeoutOf`). */
 function closeoutSkillsOf(agents: AgentConfig[]): Record<string, string> {
   return Object.fromEntries(
     readers(agents).map(({ agent, cap }) => [agent.name, cap.skillMarkers ? agent.closeout_skill : ""]),

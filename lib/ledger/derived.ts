@@ -547,8 +547,8 @@ export function settleCloseouts(
     const settle = w.prepare(
       `UPDATE sessions SET closeout_state = CASE
          WHEN ?1 = '' THEN NULL
-         WHEN EXISTS (SELECT 1 FROM session_skills k WHERE k.asm_id = sessions.asm_id AND k.skill = ?1 AND k.runs > 0)
-           THEN 'closed'
+         WHEN EXISTS (SELECT 1 FROM session_skills k
+                      WHERE k.asm_id = sessions.asm_id AND k.skill = ?1 AND k.runs > 0) THEN 'closed'
          ELSE 'open' END
        WHERE agent = ?2 AND derive_state IS NULL
          AND EXISTS (SELECT 1 FROM import_state i WHERE i.asm_id = sessions.asm_id AND i.listed = 0)`,
