@@ -162,8 +162,10 @@ export function RowActions(
 /**
  * The Closeout cell, on the list and on the session page: "closed out" once the transcript records the skill's
  * run; a Closeout button while it does not (it opens a dialog saying what will happen: a live session gets the
- * skill typed into its window, an ended one is resumed with it); a muted "none" where the agent has no closeout
- * skill asm can see run. The poll and the page's stream write its cell; it renders again only when that changes.
+ * skill typed into its window, an ended one is resumed with it); where asm cannot start the skill, a muted "open"
+ * (the transcript was read and the skill did not run) or "no skill" (the agent has no closeout skill asm can see
+ * run), the agent's note as their tip. The poll and the page's stream write its cell; it renders again only when
+ * that changes.
  */
 export function CloseoutCell(
   { id, agent, title, live, state, command, note }: {
@@ -175,7 +177,7 @@ export function CloseoutCell(
     state: Signal<string>;
     /** what runs the agent's closeout skill, or null */
     command: string | null;
-    /** without a command: why the agent has no closeout (agents.toml closeout_note, or the generic sentence) */
+    /** without a command: why asm offers no closeout (agents.toml closeout_note, or the generic sentence) */
     note?: string | null;
   },
 ) {
@@ -183,21 +185,23 @@ export function CloseoutCell(
   // again; while the transcript is read whole only the word "deriving" shows (no Closeout offered on a guess)
   const notDeriving = computed(() => state.value !== DERIVING);
   const notClosed = computed(() => state.value !== "closed out");
-  // the button (or "no skill") is for a session known not to be closed out
+  // the button is for a session known not to be closed out
   const noAction = computed(() => state.value === "closed out" || state.value === DERIVING);
+  // without a command: "open" where the transcript was read and the skill did not run, "no skill" where nobody
+  // can say (no closeout skill)
+  const notOpen = computed(() => state.value !== "open");
+  const notUnknown = computed(() => state.value !== "");
+  const why = note ?? "this agent records no closeout skill asm can see run, so asm cannot close it out";
   return (
     <>
       <span class="deriving" hidden={notDeriving} title={DERIVING_TIP}>{DERIVING}</span>
       <span class="closed-out" hidden={notClosed}>closed out</span>
       {command === null
         ? (
-          <span
-            class="muted"
-            hidden={noAction}
-            title={note ?? "this agent records no closeout skill asm can see run, so asm cannot close it out"}
-          >
-            no skill
-          </span>
+          <>
+            <span class="muted" data-closeout-open hidden={notOpen} title={why}>open</span>
+            <span class="muted" data-closeout-none hidden={notUnknown} title={why}>no skill</span>
+          </>
         )
         : (
           <button

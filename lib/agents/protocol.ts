@@ -51,11 +51,20 @@ export interface AgentConfig {
   trust_bypass: string;
   /** Minutes a session asm saw working may go without new evidence or a turn end before it needs attention. */
   stalled_minutes: number;
-  /** The skill whose harness-recorded run closes a session out; "" when none (closeout is then null). */
+  /**
+   * The skill whose harness-recorded run closes a session out; "" when none (closeout is then null). Whether asm
+   * can start it is `skill_command`'s business: the badge reads closed / open either way.
+   */
   closeout_skill: string;
-  /** Without a closeout skill: why, one sentence for the page and the closeout actions; "" for the generic one. */
+  /**
+   * When asm offers no closeout action (no closeout skill, or no skill command): why, one sentence for the page
+   * and the closeout actions; "" for the generic one.
+   */
   closeout_note: string;
-  /** What, typed as a prompt, runs a skill ("{skill}" is its name): the closeout actions type it. */
+  /**
+   * What, typed as a prompt, runs a skill ("{skill}" is its name): the closeout actions type it. "" when asm
+   * knows no line it can type that runs one (the closeout actions then refuse with `closeout_note`).
+   */
   skill_command: string;
   /** The key that stops the agent's turn in its window (a name the terminal view knows: Escape, C-c). */
   interrupt_key: string;

@@ -69,9 +69,10 @@ const DEFAULTS: Partial<Record<keyof AgentConfig, unknown>> = {
   stalled_minutes: 5,
   // no closeout skill known: closeout is null (nobody can say), never "open"
   closeout_skill: "",
-  // the generic sentence (lib/launch closeout.ts) unless the agent's table says why it has none
+  // the generic sentence (lib/launch closeout.ts) unless the agent's table says why asm offers no closeout
   closeout_note: "",
-  // how a person runs a skill in the agent's prompt: a slash command in every agent asm knows
+  // how a person runs a skill in the agent's prompt: a slash command in every agent asm knows ("" in a table:
+  // asm cannot start one there, and the closeout actions refuse)
   skill_command: "/{skill}",
   // every agent asm knows stops a turn on Escape (their status lines say "esc to interrupt" / "esc to cancel")
   interrupt_key: "Escape",

@@ -19,7 +19,7 @@ import {
   type TranscriptIo,
   yieldToLoop,
 } from "../derive/mod.ts";
-import { foldStateOf, isoAt, knownFiles, type Ledger, settleListed } from "../ledger/mod.ts";
+import { foldStateOf, isoAt, knownFiles, type Ledger, settleCloseouts, settleListed } from "../ledger/mod.ts";
 import { writeBatch } from "./batch.ts";
 import { denoIo } from "./io.ts";
 import { planReads } from "./plan.ts";
@@ -115,6 +115,13 @@ function readers(agents: AgentConfig[]): { agent: AgentConfig; cap: TranscriptCa
     if (cap) out.push({ agent, cap });
   }
   return out;
+}
+
+/** Each agent's closeout skill as its rows read it: "" where nobody can say (lib/derive `closeoutOf`). */
+function closeoutSkillsOf(agents: AgentConfig[]): Record<string, string> {
+  return Object.fromEntries(
+    readers(agents).map(({ agent, cap }) => [agent.name, cap.skillMarkers ? agent.closeout_skill : ""]),
+  );
 }
 
 /** Runs one import. Unchanged files cost a stat each and nothing is written when nothing changed. */
@@ -242,6 +249,9 @@ class ImportRun {
 async function runImport(options: ImportOptions, workers: { pool: ReadPool | null }): Promise<ImportReport> {
   const run = new ImportRun(options, workers);
   run.progress("walk", true);
+  // an unchanged file is not read again: rows read under another closeout skill are settled from their skills
+  const settled = settleCloseouts(options.ledger, closeoutSkillsOf(options.agents));
+  if (settled.rows > 0) options.log({ what: "closeout settled", agents: settled.agents, rows: settled.rows });
   const known = knownFiles(options.ledger);
   // an io handed in is only reachable from this thread; the refresh reads a few files here
   const workersAllowed = options.io !== undefined

@@ -73,7 +73,11 @@ Deno.test("the import makes one row per session on disk, per agent, each hidden 
   assert.equal(tui.hidden, false);
   assert.equal(tui.title, "hello from tmux");
   assert.equal(tui.turns, 2);
-  assert.equal(tui.closeout, null, "agents.toml names no closeout skill for Codex: nobody can say");
+  assert.equal(
+    tui.closeout,
+    "open",
+    "Codex records a skill's run: read whole, its closeout skill did not run",
+  );
   assert.equal(row(w, "codex", CODEX.neverPrompted).hidden_reason, "nothing happened");
   assert.equal(row(w, "codex", CODEX.execResumed).turns, 3);
   // Gemini: no file says a session ran headless, so a -p session is "not known" (null) and only its one prompt
@@ -87,6 +91,99 @@ Deno.test("the import makes one row per session on disk, per agent, each hidden 
     "MOCK-REPLY #15 (gemini-3.5-flash-lite) to: t>BEFORE-AGENT-MARKER</hook_context> Summary (max 80 chars):",
   );
   assert.deepEqual(w.logged, [], "good files log nothing");
+});
+
+/** Appends each harness's own closeout marker (docs/agents/skills.md) to one Codex and one Gemini CLI session. */
+function recordCloseoutRuns(w: ImportWorld): void {
+  const at = (rel: string, line: Record<string, unknown>) =>
+    w.write(rel, Deno.readTextFileSync(join(w.home, rel)) + JSON.stringify(line) + "\n");
+  at(`.codex/sessions/2026/11/29/rollout-2026-11-29T22-13-44-${CODEX.tui}.jsonl`, {
+    timestamp: "2026-11-29T22:14:09.000Z",
+    type: "response_item",
+    payload: {
+      type: "message",
+      role: "user",
+      content: [{
+        type: "input_text",
+        text: "<skill>\n<name>closeout</name>\n<path>/x/SKILL.md</path>\n</skill>",
+      }],
+      internal_chat_message_metadata_passthrough: {
+        content_item_kinds: ["skills.selected_skill_instructions"],
+      },
+    },
+  });
+  const activation = (name: string, status: string) => ({
+    id: `gemini-${name}`,
+    timestamp: "2026-11-29T22:22:50.000Z",
+    type: "gemini",
+    content: "",
+    toolCalls: [{ id: `activate_skill__${name}`, name: "activate_skill", args: { name }, status }],
+  });
+  at(".gemini/tmp/proj-b/chats/session-2026-11-29T22-22-c1da5980.jsonl", activation("closeout", "success"));
+  // the other Gemini session asked for it, but the CLI could not load it: no run
+  at(".gemini/tmp/proj-b/chats/session-2026-11-29T22-23-4966ac10.jsonl", activation("closeout", "error"));
+}
+
+/** The closeout of every Codex and Gemini CLI row, by asm id. */
+function codexGeminiCloseouts(w: ImportWorld): Record<string, string | null> {
+  return Object.fromEntries(
+    sessionViews(w.ledger, { all: true }).filter((r) => r.agent !== "claude").map((
+      r,
+    ) => [r.asm_id, r.closeout]),
+  );
+}
+
+/** What {@link codexGeminiCloseouts} reads after {@link recordCloseoutRuns}: two closed, the other eight open. */
+function closedAndOpen(closeouts: Record<string, unknown>): Record<string, string> {
+  const closed = [asmIdOf("codex", CODEX.tui), asmIdOf("gemini", "c1da5980-46d6-46b3-8a93-b75d57566e2d")];
+  assert.equal(Object.keys(closeouts).length, 10);
+  return Object.fromEntries(
+    Object.keys(closeouts).map((id) => [id, closed.includes(id) ? "closed" : "open"]),
+  );
+}
+
+Deno.test("under the shipped agents.toml, a Codex or Gemini CLI session whose transcript records the closeout skill's run reads closed, the others open", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  recordCloseoutRuns(w);
+  await w.run();
+  const closeouts = codexGeminiCloseouts(w);
+  assert.deepEqual(
+    closeouts,
+    closedAndOpen(closeouts),
+    "read whole, every other session is open: never null",
+  );
+});
+
+Deno.test("rows read under another closeout skill are settled from the skills they record, without reading a file again", async () => {
+  await using w = importWorld();
+  placeFixtures(w);
+  recordCloseoutRuns(w);
+  // as an older asm shipped them: no closeout skill for Codex and Gemini CLI
+  const before = w.agents.map((a) => a.name === "claude" ? a : { ...a, closeout_skill: "" });
+  await w.run({ agents: before });
+  const unknown = codexGeminiCloseouts(w);
+  assert.deepEqual(Object.values(unknown), Array(10).fill(null));
+  const claudeBefore = sessionViews(w.ledger, { all: true }).filter((r) => r.agent === "claude");
+
+  const opened: string[] = [];
+  const report = await w.run({ io: countingIo(opened) });
+  assert.deepEqual([opened, report.files_read], [[], 0], "no file read again");
+  const closeouts = codexGeminiCloseouts(w);
+  assert.deepEqual(closeouts, closedAndOpen(closeouts));
+  assert.deepEqual(w.logged, [{ what: "closeout settled", agents: ["codex", "gemini"], rows: 10 }]);
+  assert.deepEqual(
+    sessionViews(w.ledger, { all: true }).filter((r) => r.agent === "claude"),
+    claudeBefore,
+    "Claude Code's setting did not change: its rows are as they were",
+  );
+  // once settled, an import with the same setting writes nothing
+  const digest = ledgerDigest(w.ledger);
+  await w.run();
+  assert.equal(ledgerDigest(w.ledger), digest);
+  // and back: nobody can say again
+  await w.run({ agents: before });
+  assert.deepEqual(codexGeminiCloseouts(w), unknown);
 });
 
 function countingIo(opened: string[]): TranscriptIo {

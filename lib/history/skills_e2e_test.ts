@@ -37,7 +37,7 @@ async function runAgent(w: ImportWorld, command: string, args: string[], env: Re
 
 /** The imported rows of one agent by their first message: skills and closeout. */
 async function importedByPrompt(w: ImportWorld, agent: string) {
-  // the skill is this test's closeout skill (agents.toml has none for these agents)
+  // the skill is this test's closeout skill (agents.toml's is "closeout": routes/api/closeout_e2e_test.ts)
   const agents: AgentConfig[] = w.agents.map((a) => ({ ...a, closeout_skill: SKILL }));
   await w.run({ agents });
   const views = new Map(sessionViews(w.ledger, { all: true }).map((v) => [v.asm_id, v]));

@@ -7,9 +7,10 @@
  * - `closeout-live` types the skill command into a live session's proven window, with Send's refusals (a dialog
  *   open in the window, a pane asm cannot prove).
  *
- * Both refuse, with a sentence, an agent with no closeout skill, and a session whose transcript already records
- * the skill's run (the badge reads "closed out"; the spec's trap is a badge pressed while stale, and the refresh
- * path keeps it fresh, so a press on an open badge runs it).
+ * Both refuse, with a sentence, an agent with no closeout skill or none asm can start (agents.toml
+ * `skill_command` "": its badge still reads closed / open from the recorded run, lib/derive session.ts), and a
+ * session whose transcript already records the skill's run (the badge reads "closed out"; the spec's trap is a
+ * badge pressed while stale, and the refresh path keeps it fresh, so a press on an open badge runs it).
  * @module
  */
 import { adapterOf, type AgentConfig } from "../agents/mod.ts";
@@ -18,16 +19,21 @@ import { resumeSession } from "./start.ts";
 import { type SendResult, typeLine } from "./control.ts";
 import type { LaunchRecord } from "./start.ts";
 
-/** Why an agent with no closeout skill has none: its agents.toml `closeout_note`, else the generic sentence. */
+/** Why asm offers no closeout for an agent: its agents.toml `closeout_note`, else the generic sentence. */
 function noCloseoutWhy(agent: AgentConfig): string {
-  return agent.closeout_note ||
-    `${agent.display} has no closeout skill asm can see run (agents.toml closeout_skill is empty), so asm ` +
-      "cannot close its sessions out";
+  if (agent.closeout_note) return agent.closeout_note;
+  return agent.closeout_skill === ""
+    ? `${agent.display} has no closeout skill asm can see run (agents.toml closeout_skill is empty), so asm ` +
+      "cannot close its sessions out"
+    : `asm knows no line that starts a skill in ${agent.display} (agents.toml skill_command is empty), so asm ` +
+      `offers no Closeout button for its sessions; running ${agent.closeout_skill} in one closes it out`;
 }
 
 /** The line that runs this agent's closeout skill, or a refusal naming why there is none. */
 export function closeoutCommand(agent: AgentConfig): string {
-  if (agent.closeout_skill === "") throw new ActionRefused("conflict", noCloseoutWhy(agent));
+  if (agent.closeout_skill === "" || agent.skill_command === "") {
+    throw new ActionRefused("conflict", noCloseoutWhy(agent));
+  }
   // split and join: a "$" in a skill's name is a character, not a replacement pattern
   const line = agent.skill_command.split("{skill}").join(agent.closeout_skill);
   // deno-lint-ignore no-control-regex
@@ -40,15 +46,18 @@ export function closeoutCommand(agent: AgentConfig): string {
   return line;
 }
 
-function sessionOf(deps: ActionDeps, asmId: string): { agent: AgentConfig; status: string } {
+/** The session's agent, status and closeout command, or the refusal that comes first. */
+function sessionOf(deps: ActionDeps, asmId: string): { agent: AgentConfig; status: string; command: string } {
   const row = deps.ledger.session(asmId);
   if (!row) throw new ActionRefused("unknown", `asm has no session ${asmId}`);
   const agent = deps.agents.find((a) => a.name === row.agent);
   if (!agent) {
     throw new ActionRefused("conflict", `this session's agent "${row.agent}" is no longer in agents.toml`);
   }
+  // an agent asm cannot start its closeout in answers why first, whatever its skills and its badge say
+  const command = closeoutCommand(agent);
   // the agent would answer "unknown command" to a skill it does not have: say so instead of typing it
-  const where = agent.closeout_skill === "" ? undefined : adapterOf(agent).launch?.skillFile;
+  const where = adapterOf(agent).launch?.skillFile;
   if (where && where(agent.closeout_skill, row.cwd, deps.env) === null) {
     throw new ActionRefused(
       "conflict",
@@ -64,7 +73,7 @@ function sessionOf(deps: ActionDeps, asmId: string): { agent: AgentConfig; statu
       `this session is already closed out: its transcript records the ${agent.closeout_skill} skill's run`,
     );
   }
-  return { agent, status: row.status };
+  return { agent, status: row.status, command };
 }
 
 /** Resumes an ended session with its agent's closeout skill as the prompt. */
@@ -73,8 +82,7 @@ export async function closeoutSession(
   asmId: string,
   options: { bypass_hook_trust?: boolean } = {},
 ): Promise<LaunchRecord> {
-  const { agent, status } = sessionOf(deps, asmId);
-  const command = closeoutCommand(agent);
+  const { status, command } = sessionOf(deps, asmId);
   if (status === "live" || status === "starting") {
     throw new ActionRefused(
       "conflict",
@@ -86,8 +94,7 @@ export async function closeoutSession(
 
 /** Types the closeout skill's command into a live session's proven window. */
 export async function closeoutLive(deps: ActionDeps, asmId: string): Promise<SendResult> {
-  const { agent, status } = sessionOf(deps, asmId);
-  const command = closeoutCommand(agent);
+  const { status, command } = sessionOf(deps, asmId);
   if (status !== "live") {
     throw new ActionRefused(
       "conflict",

@@ -511,6 +511,58 @@ export function settleListed(ledger: Ledger, gone: readonly string[]): number {
   });
 }
 
+/** The `meta` key holding each agent's closeout skill as the rows' closeout was last settled with. */
+const CLOSEOUT_SKILLS_KEY = "closeout_skills";
+
+/**
+ * Brings the closeout of the rows already read in step with each agent's closeout skill (`skills`: agent name ->
+ * the skill whose recorded run closes a session, "" where nobody can say) when it changed since the last import:
+ * an upgrade that named one, a person's agents.toml. An unchanged file is never read again, so without this its
+ * row would keep the closeout of the old setting. The rows' recorded skills (`session_skills`, every skill the
+ * harness recorded) give the same answer a read would (lib/derive `closeoutOf`). Only rows read whole and not
+ * being derived are touched: a row no transcript was read for keeps null. Writes nothing when nothing changed.
+ * Returns the agents whose setting changed and how many rows were settled.
+ */
+export function settleCloseouts(
+  ledger: Ledger,
+  skills: Readonly<Record<string, string>>,
+): { agents: string[]; rows: number } {
+  const { db } = ledger[DB];
+  const stored = db.prepare(`SELECT value FROM meta WHERE key = '${CLOSEOUT_SKILLS_KEY}'`).get() as
+    | Row
+    | undefined;
+  // asm's own value; one it cannot parse (a hand edit) counts as none recorded: every agent is settled again
+  let before: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(String(stored?.value ?? "{}"));
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
+      before = parsed as Record<string, unknown>;
+    }
+  } catch {
+    before = {};
+  }
+  const changed = Object.keys(skills).filter((agent) => before[agent] !== skills[agent]);
+  if (changed.length === 0) return { agents: [], rows: 0 };
+  return ledger[DB].write((w) => {
+    const settle = w.prepare(
+      `UPDATE sessions SET closeout_state = CASE
+         WHEN ?1 = '' THEN NULL
+         WHEN EXISTS (SELECT 1 FROM session_skills k
+                      WHERE k.asm_id = sessions.asm_id AND k.skill = ?1 AND k.runs > 0) THEN 'closed'
+         ELSE 'open' END
+       WHERE agent = ?2 AND derive_state IS NULL
+         AND EXISTS (SELECT 1 FROM import_state i WHERE i.asm_id = sessions.asm_id AND i.listed = 0)`,
+    );
+    let rows = 0;
+    for (const agent of changed) rows += Number(settle.run(skills[agent], agent).changes);
+    w.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(
+      CLOSEOUT_SKILLS_KEY,
+      JSON.stringify({ ...before, ...skills }),
+    );
+    return { agents: changed, rows };
+  });
+}
+
 /** One row of `./asm sessions --json` and `GET /api/sessions`. */
 export interface SessionView {
   asm_id: string;

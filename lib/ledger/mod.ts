@@ -39,6 +39,7 @@ export {
   refreshCandidates,
   type SessionView,
   sessionViews,
+  settleCloseouts,
   settleListed,
   stillBeingReadCount,
   writeDerived,

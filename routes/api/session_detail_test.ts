@@ -115,22 +115,25 @@ Deno.test("the session page says what kind of session the agent's files say it i
     );
     assert.equal(facts["Kind"], 'interactive, thread source "cli"');
     assert.equal(facts["Hidden"], undefined, "a thread source asm does not know hides nothing");
-    // Codex records a skill's run, but asm cannot start one in it: the page says so, not "records no skill"
-    const note =
-      "Codex records a skill's run, but asm cannot start one in it: its $ skill menu takes the Enter " +
-      "asm types, so asm offers no closeout for Codex sessions";
-    // every state of the cell is drawn, all but one hidden: "deriving", "closed out", then this one
-    assert.equal(facts["Closeout"], `derivingclosed outno skill${note}`);
+    // Codex records a skill's run, so its badge reads "open" (the closeout skill did not run here), but asm
+    // cannot start one in it: the page says so beside the badge, and offers no button
+    const note = "Codex records a skill's run, so the badge says whether the closeout skill ran, but asm " +
+      "cannot start one in it: its $ skill menu takes the Enter asm types, so asm offers no Closeout button " +
+      "for Codex sessions";
+    // every state of the cell is drawn, all but one hidden: "deriving", "closed out", "open", "no skill"
+    assert.equal(facts["Closeout"], `derivingclosed outopenno skill${note}`);
     assert.deepEqual(
       [...page.querySelectorAll("[data-closeout-for] > span:not([hidden])")].map((e) => e.textContent),
-      ["no skill", note],
-      "only the agent's answer shows",
+      ["open", note],
+      "only the badge and the agent's answer show",
     );
-    assert.equal(page.querySelector("[data-closeout-for] .muted[title]")?.getAttribute("title"), note);
+    assert.equal(page.querySelector("[data-closeout-for] [data-closeout-open]")?.getAttribute("title"), note);
+    assert.equal(page.querySelector("[data-closeout-for] button"), null, "no Closeout button");
     // and the list's cell carries the same sentence as its tip
     const list = parseHTML(await (await fetch(`${server.url}/?all=1`)).text()).document;
     assert.equal(
-      list.querySelector(`[data-closeout-for="${asmIdOf("codex", id)}"] .muted`)?.getAttribute("title"),
+      list.querySelector(`[data-closeout-for="${asmIdOf("codex", id)}"] [data-closeout-open]`)
+        ?.getAttribute("title"),
       note,
     );
   } finally {
