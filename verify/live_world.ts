@@ -44,7 +44,7 @@ import {
 import { newPollState, pollOnce, type PollReport, procLookup } from "../lib/liveness/mod.ts";
 import { bootId, isSameProcess, LINUX_PROC, type ProcInfo, readProc, snapshot } from "../lib/procs/mod.ts";
 import { type RunningServer, type Service, startServer } from "../lib/server/mod.ts";
-import { type FakeServer, startFake } from "./fakes/mod.ts";
+import { type FakeServer, type ReplyRule, startFake } from "./fakes/mod.ts";
 import type { Check } from "./gate.ts";
 import { agentsBinDir } from "./prerequisites.ts";
 import { ROUTES } from "../routes/mod.ts";
@@ -127,6 +127,8 @@ export interface InteractiveAgent {
   live(): LiveReport;
   /** Drains and polls every 250 ms until `check` returns a value; fails after `ms` with `what`. */
   until<T>(what: string, check: () => T | null | undefined | false, ms: number): Promise<T>;
+  /** Types `text` into the agent's window as a person would, then Enter. */
+  type(text: string): Promise<void>;
   /** Kills the tmux window the agent runs in (what a person closing it with its X does). */
   killWindow(): Promise<void>;
   /** The agent's processes in its window (Gemini CLI: its launcher and its child), nearest the pane first. */
@@ -172,6 +174,8 @@ export interface LiveWorldOptions {
   asmFiles?: Record<string, string>;
   /** The server's drain period (default: an hour, so a test drains when it wants events applied). */
   drainEveryMs?: number;
+  /** Script rules of an agent's fake, by agent name (e.g. when and how Codex's title request is answered). */
+  fakeScripts?: Record<string, ReplyRule[]>;
 }
 
 /** Builds a world for `agents` (each gets its fake; their kinds must differ). */
@@ -250,7 +254,7 @@ export async function liveWorld(agents: AgentConfig[], options: LiveWorldOptions
     const launchEnv = new Set(options.launchEnv ?? []);
     for (const agent of agents) {
       const setup = offlineSetup(agent);
-      const fake = await startFake(setup.fakeKind);
+      const fake = await startFake(setup.fakeKind, { script: options.fakeScripts?.[agent.name] });
       fakes.set(agent.name, fake);
       Object.assign(
         env,
@@ -493,15 +497,10 @@ async function startInteractive(
       });
     },
     row() {
+      // exactly one: a second row of this agent (Codex's hidden title thread made one, decision 223) is no row
+      // at all, so a test waiting on it times out and names every row
       const rows = liveRows(ledger, { all: true }).filter(mine);
-      if (rows.length <= 1) return rows[0];
-      // Codex's hidden title-generation turn can leave a row of its own from a lone turn end (its rollout comes and
-      // goes; see the closing notes): the agent's session is the one a person's prompt started
-      const prompted = rows.filter((r) =>
-        ledger.query("SELECT 1 FROM events WHERE asm_id = ? AND event = 'UserPromptSubmit'", r.asm_id)
-          .length > 0
-      );
-      return prompted.length === 1 ? prompted[0] : undefined;
+      return rows.length === 1 ? rows[0] : undefined;
     },
     openRuns() {
       const row = self.row() ?? ledger.listSessions({ all: true }).find(mine);
@@ -552,6 +551,15 @@ async function startInteractive(
           JSON.stringify(rows)
         }\n${screen}`,
       );
+    },
+    async type(text) {
+      assert.ok(
+        (await tmux(["send-keys", "-t", windowId, "-l", text])).ok,
+        `tmux could not type into ${windowId}`,
+      );
+      // a moment for the composer to take the text as typed, not as a paste that Enter would join
+      await new Promise((r) => setTimeout(r, 300));
+      assert.ok((await tmux(["send-keys", "-t", windowId, "Enter"])).ok, `tmux could not press Enter`);
     },
     async killWindow() {
       assert.ok((await tmux(["kill-window", "-t", windowId])).ok, `tmux could not kill window ${windowId}`);

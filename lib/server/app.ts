@@ -73,10 +73,14 @@ export interface RunningServer {
 
 /**
  * The drain's rule for events of sessions the ledger has no row for yet: each agent's own adapter decides (e.g.
- * Codex's notify for its hidden title thread is kept as evidence, not made a row).
+ * Codex's notify for its hidden title thread is kept as evidence, not made a row), looking in the agent folders
+ * of `agentEnv` (the server's own environment: the one its poll and import read).
  */
-export function registryOrphanReason(asmHome: string): (event: HookEvent) => string | null {
-  const env = { ...Deno.env.toObject(), ASM_HOME: asmHome };
+export function registryOrphanReason(
+  asmHome: string,
+  agentEnv: Record<string, string> = Deno.env.toObject(),
+): (event: HookEvent) => string | null {
+  const env = { ...agentEnv, ASM_HOME: asmHome };
   return orphanEventReason(loadAgents({ asmHome, env }), env);
 }
 
@@ -221,7 +225,7 @@ export function startServer(options: ServerOptions): RunningServer {
     throw err;
   }
   const failures = new Map<string, number>();
-  const orphanReason = options.orphanReason ?? registryOrphanReason(asmHome);
+  const orphanReason = options.orphanReason ?? registryOrphanReason(asmHome, options.env);
   // the state is the context's (created below): the first pass runs only once the tasks start
   const drainNow = () =>
     drainOnce({ asmHome, ledger, log, failures, orphanReason, state: context.state.drain });
