@@ -497,7 +497,7 @@ async function startInteractive(
       });
     },
     row() {
-      // exactly one: a second row of this agent (Codex's hidden title thread made one, decision 223) is no row
+      // exactly one: a second row of this agent (Codex's hidden title thread made one, decision 235) is no row
       // at all, so a test waiting on it times out and names every row
       const rows = liveRows(ledger, { all: true }).filter(mine);
       return rows.length === 1 ? rows[0] : undefined;

@@ -60,7 +60,7 @@ export function hasRollout(threadId: string, env: Env): boolean {
  * Codex's TUI runs a hidden title-generation turn after each prompt (until a title is accepted), in an ephemeral
  * thread of its own: no rollout, no writer lock, no row in its index, no hook; only its notify fires (seen on
  * 0.169 with hooks trusted by flag and by record, daemon and --no-daemon, the title answered before or after the
- * person's turn ended; decision 223). A turn's end (notify, or a Stop hook should a later Codex fire one) for a
+ * person's turn ended; decision 235). A turn's end (notify, or a Stop hook should a later Codex fire one) for a
  * thread with no row and no rollout is kept as evidence, not a row: a thread a person drives has its rollout
  * before its first turn ends. (A SessionStart or a prompt may come before the rollout is written, so only a turn's
  * end is judged.)
