@@ -438,6 +438,10 @@ function readArgv(pid: number): string[] {
  * parent is pid 1: the agent is already gone, as on Gemini's last SessionEnd) or its start time is unreadable.
  */
 function judgedProcess(chain: Ancestor[]): { pid: number; created: number } | null {
+  // orphaned since the wrapper started (its parent exited, and pid 1 or a subreaper such as `systemd --user`
+  // adopted the hook): whatever is above now is not what ran it
+  const ranBy = Number(Deno.env.get("ASM_HOOK_PARENT") ?? "");
+  if (Number.isInteger(ranBy) && ranBy > 0 && Deno.ppid !== ranBy) return null;
   for (const ancestor of chain) {
     if (ancestor.pid <= 1) return null;
     if (runsTheWrapper(readArgv(ancestor.pid))) continue;
@@ -447,12 +451,13 @@ function judgedProcess(chain: Ancestor[]): { pid: number; created: number } | nu
 }
 
 /**
- * A one-off process running the wrapper: `sh -c '<…asm-hook…>'` (or `bash -lc`, any shell's short flags ending
- * in the command flag), or `sh <…/asm-hook> <agent> …`.
+ * A one-off process running the wrapper: a shell given a command (`sh -c`, `bash -lc`, `bash -c -l`, `bash
+ * --login -c`: a short-flag group holding `c`, then an argument naming the wrapper), or `sh <…/asm-hook> …`.
  */
 function runsTheWrapper(argv: string[]): boolean {
-  if (/^-[a-z]*c$/.test(argv[1] ?? "")) return (argv[2] ?? "").includes("asm-hook");
-  return (argv[1] ?? "").endsWith("/asm-hook");
+  if ((argv[1] ?? "").endsWith("/asm-hook")) return true;
+  const flag = argv.findIndex((a, i) => i > 0 && /^-[a-z]*c[a-z]*$/.test(a));
+  return flag > 0 && argv.slice(flag + 1).some((a) => a.includes("asm-hook"));
 }
 
 /**

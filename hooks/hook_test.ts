@@ -114,6 +114,7 @@ function writeWrapper(home: string): string {
       "#!/bin/sh",
       `ASM_HOME=${quote(home)}; export ASM_HOME`,
       `DENO_DIR=${quote(DENO_DIR)}; export DENO_DIR`,
+      "ASM_HOOK_PARENT=$PPID; export ASM_HOOK_PARENT",
       `exec ${quote(Deno.execPath())} run -A --no-config --no-lock --no-prompt ${quote(HOOK)} "$@"`,
       "",
     ].join("\n"),
@@ -1076,5 +1077,24 @@ Deno.test("a hook log past 10 MiB moves to hook.log.1 and the run's line starts 
     const lines = Deno.readTextFileSync(log).trim().split("\n");
     assert.equal(lines.length, 1);
     assert.equal(JSON.parse(lines[0]).event, "UserPromptSubmit");
+  });
+});
+
+Deno.test("a hook orphaned before it looks (its parent now another than the one that ran it) records no judged process", async () => {
+  await withHome(claudeLike({ exe: ["/nowhere/no-such-agent"] }), async (home) => {
+    const direct = (ranBy: string) =>
+      runHook(home, [], {
+        stdin: claudePayload("UserPromptSubmit"),
+        env: { ASM_HOME: home.dir, DENO_DIR, ASM_HOOK_PARENT: ranBy },
+        via: {
+          exe: Deno.execPath(),
+          args: ["run", "-A", "--no-config", "--no-lock", "--no-prompt", HOOK, "claude"],
+        },
+      });
+    // the parent the wrapper saw is not the hook's parent now: orphaned, adopted by whatever is above
+    assert.equal(onlyEvent(await direct("1")).judged_pid, null);
+    clearRuns(home);
+    // the same parent: the hook's parent (this test runner) is judged
+    assert.equal(onlyEvent(await direct(String(Deno.pid))).judged_pid, Deno.pid);
   });
 });

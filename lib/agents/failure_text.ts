@@ -14,7 +14,9 @@ export function failureText(raw: unknown): string | null {
   if (typeof raw !== "string") return null;
   // C0, DEL and C1 controls (escape sequences included), and the line and paragraph separators
   // deno-lint-ignore no-control-regex
-  const flat = raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, " ").trim();
+  const flat = raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, " ")
+    // the invisible ones that reorder or hide what is shown (bidirectional controls, zero-width marks)
+    .replace(/[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, "").trim();
   if (flat === "") return null;
   const chars = [...flat];
   return chars.length <= FAILURE_TEXT_MAX ? flat : `${chars.slice(0, FAILURE_TEXT_MAX - 1).join("")}…`;

@@ -14,3 +14,10 @@ Deno.test("a failed turn's message reads as one plain, bounded line", () => {
   assert.equal(failureText("  \n "), null);
   assert.equal(failureText(42), null);
 });
+
+Deno.test("a failed turn's message loses the invisible characters that reorder or hide text", () => {
+  assert.equal(
+    failureText("quota \u202eexceeded\u202c for\u200b you\u2066!\u2069\ufeff"),
+    "quota exceeded for you!",
+  );
+});

@@ -240,6 +240,11 @@ export interface LiveReport {
    * is not listed is no longer in it (Claude after `/clear`, a Codex daemon that let the thread go).
    */
   carriers: Map<number, LiveCarrier>;
+  /**
+   * What could not be read this poll for a correction the report only adds (a retry log, a chat's tail), each a
+   * sentence the poll logs once: the rest of the report stands, so a bad file never costs the agent's evidence.
+   */
+  problems?: string[];
 }
 
 /** One session the ledger holds open, as `live()` is told about it. */

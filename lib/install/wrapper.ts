@@ -33,6 +33,8 @@ export function renderWrapper(options: { asmHome: string; denoPath: string; hook
     "umask 077",
     `ASM_HOME=${shellWord(options.asmHome)}; export ASM_HOME`,
     `DENO_DIR=${shellWord(`${options.asmHome}/cache/deno`)}; export DENO_DIR`,
+    "# who ran the hook: a hook whose parent is another by the time it looks was orphaned (its agent is gone)",
+    "ASM_HOOK_PARENT=$PPID; export ASM_HOOK_PARENT",
     `exec ${shellWord(options.denoPath)} run -A --no-config --no-lock --no-prompt ${
       shellWord(hookScript)
     } "$@"`,

@@ -29,6 +29,8 @@ Deno.test("the wrapper is the runbook's script with the paths baked in", () => {
       "umask 077",
       "ASM_HOME='/h/.asm'; export ASM_HOME",
       "DENO_DIR='/h/.asm/cache/deno'; export DENO_DIR",
+      "# who ran the hook: a hook whose parent is another by the time it looks was orphaned (its agent is gone)",
+      "ASM_HOOK_PARENT=$PPID; export ASM_HOOK_PARENT",
       `exec '/opt/deno' run -A --no-config --no-lock --no-prompt '/repo/hooks/hook.ts' "$@"`,
       "",
     ].join("\n"),

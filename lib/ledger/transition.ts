@@ -181,7 +181,10 @@ export function processOfEvent(event: HookEvent): ProcessKey | null {
   }
   const judgedPid = event.judged_pid ?? null;
   const judgedStart = event.judged_proc_start ?? null;
-  if (judgedPid === null || judgedStart === null || event.event === "SessionEnd") return null;
+  // pid 1 (init, or a container's) is never what ran a hook; the hook records none for it
+  if (judgedPid === null || judgedStart === null || judgedPid <= 1 || event.event === "SessionEnd") {
+    return null;
+  }
   return { pid: judgedPid, proc_start: judgedStart };
 }
 
@@ -198,6 +201,11 @@ function runOfEvent(runs: RunState[], event: HookEvent): { run: RunState | undef
     if (event.event === "SessionStart") run.start_source = event.source ?? run.start_source;
     run.launch_token = run.launch_token ?? event.launch_token;
     return { run, runIsNew: false };
+  }
+  // a judged process (unproven) never joins a session that has an open run: it only stands in where nothing else
+  // would end the session, and beside a live run it could hold the session open after its agent is gone
+  if (event.agent_pid === null && runs.some((r) => r.ended_at === null)) {
+    return { run: undefined, runIsNew: false };
   }
   const made: RunState = {
     pid: key.pid,

@@ -560,3 +560,14 @@ Deno.test("END without a process leaves a session with an open run as it is", ()
   const after = run([{ kind: "ended_unseen", at: t("00:20") }], started);
   assert.equal(after.session!.status, "live");
 });
+
+Deno.test("a judged process never joins a session with an open run, and pid 1 is never judged", () => {
+  const proven = run([hook("SessionStart", "00:00", { agent_pid: 100, agent_proc_start: 5 })]);
+  const unproven = { agent_pid: null, agent_proc_start: null };
+  const after = run([hook("Stop", "00:05", { ...unproven, judged_pid: 900, judged_proc_start: 9 })], proven);
+  assert.deepEqual(after.runs.map((r) => r.pid), [100], "no run beside the proven one");
+  const gone = run([{ kind: "runs_gone", runs: [{ pid: 100, proc_start: 5 }], at: t("00:10") }], after);
+  assert.equal(gone.session!.status, "lost", "the agent's death still ends it");
+  const init = run([hook("SessionStart", "00:00", { ...unproven, judged_pid: 1, judged_proc_start: 0 })]);
+  assert.equal(init.runs.length, 0);
+});

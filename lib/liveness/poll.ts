@@ -241,7 +241,15 @@ function askAgents(
     }
     try {
       const live = adapterOf(agent).live;
-      if (live) evidence.set(name, live({ agent, env: deps.env, procs, open, proc: source }));
+      const report = live?.({ agent, env: deps.env, procs, open, proc: source });
+      if (report) evidence.set(name, report);
+      for (const problem of report?.problems ?? []) {
+        logOnce(state, deps.log, `live ${name} ${problem}`, {
+          what: "poll: part of live() unreadable",
+          agent: name,
+          problem,
+        });
+      }
     } catch (err) {
       const message = errorText(err);
       logOnce(state, deps.log, `live ${name} ${message}`, {

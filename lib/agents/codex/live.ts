@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import { closeSync, openRegularSync, readFullySync, RefusedFile, type RegularFile } from "../../files/mod.ts";
 import { toIso } from "../../ledger/mod.ts";
+import { errorText } from "../../lang/mod.ts";
 import { isAgentProcess } from "../glob.ts";
 import type {
   ActivityReading,
@@ -262,29 +263,44 @@ export function codexLive(query: LiveQuery): LiveReport {
   }
   const flocks = lockInodes.size ? parseFlocks(query.proc.readText("/proc/locks") ?? "") : new Map();
   const activity = new Map<string, ActivityReading | null>();
+  const problems: string[] = [];
   for (const ref of query.open) {
     const inode = lockInodes.get(ref.agentSessionId);
     if (inode === undefined || !flocks.has(inode)) continue;
     const rollout = findRollout(ref.agentSessionId, query.env, ref.transcriptPath);
     const turn = rollout ? readRolloutTurn(rollout) : null;
-    activity.set(ref.agentSessionId, turn ? withRetry(turn, query.env, ref.agentSessionId) : null);
+    activity.set(ref.agentSessionId, turn ? withRetry(turn, query.env, ref.agentSessionId, problems) : null);
   }
-  return codexLiveFrom(
+  const report = codexLiveFrom(
     query.open,
     { lockInodes, flocks, activity },
     query.procs,
     (p) => isAgentProcess(query.agent, p.exe, p.argv),
   );
+  return problems.length > 0 ? { ...report, problems } : report;
 }
 
 /**
  * A working turn's reading, corrected by Codex's log database: "retrying" while its newest model request answered
  * with an error Codex retries. The log is read only for a working turn (one indexed query per thread and poll).
  */
-function withRetry(turn: RolloutTurn, env: Env, threadId: string): ActivityReading {
+function withRetry(
+  turn: RolloutTurn,
+  env: Env,
+  threadId: string,
+  problems: string[],
+): ActivityReading {
   if (turn.reading.state !== "working" || turn.turnId === null) return turn.reading;
   const db = codexLogsDb(env);
   if (db === null) return turn.reading;
-  const retry = retryFromLog(readRetryLog(db, threadId), turn.turnId);
+  let rows;
+  try {
+    rows = readRetryLog(db, threadId);
+  } catch (err) {
+    // a log database that is not one, locked or unreadable: the turn keeps its reading, the poll logs why
+    problems.push(`Codex's log database ${db} could not be read: ${errorText(err)}`);
+    return turn.reading;
+  }
+  const retry = retryFromLog(rows, turn.turnId);
   return retry ? { ...turn.reading, state: "retrying", reason: retryReason(retry) } : turn.reading;
 }

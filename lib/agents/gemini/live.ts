@@ -7,6 +7,7 @@
  * @module
  */
 import { readTailSync, RefusedFile } from "../../files/mod.ts";
+import { errorText } from "../../lang/mod.ts";
 import { isAgentProcess } from "../glob.ts";
 import type {
   ActivityReading,
@@ -56,15 +57,16 @@ export function geminiLive(query: LiveQuery): LiveReport {
   const report = geminiLiveFrom(query.open, query.procs, (p) => isAgentProcess(query.agent, p.exe, p.argv));
   // a live session's turn may have failed, which its hooks cannot say: its chat's newest records do
   const paths = new Map(query.open.map((ref) => [ref.agentSessionId, ref.transcriptPath]));
+  const problems: string[] = [];
   for (const info of report.sessions.values()) {
     const path = paths.get(info.agentSessionId);
-    if (path) info.activity = failedTurnAt(path, query.env);
+    if (path) info.activity = failedTurnAt(path, query.env, problems);
   }
-  return report;
+  return problems.length > 0 ? { ...report, problems } : report;
 }
 
 /** The failed turn a chat file's tail shows; null when it shows none or is not Gemini's own file. */
-function failedTurnAt(path: string, env: Env): ActivityReading | null {
+function failedTurnAt(path: string, env: Env, problems: string[]): ActivityReading | null {
   try {
     const tail = readTailSync(path, TROUBLE_TAIL_BYTES, { within: [geminiDir(env)] });
     const failure = chatTurnFailure(new TextDecoder().decode(tail.bytes));
@@ -72,6 +74,8 @@ function failedTurnAt(path: string, env: Env): ActivityReading | null {
   } catch (err) {
     // not written yet (a fresh session), or not Gemini's own file (a hook's path is hostile): the hooks speak
     if (err instanceof Deno.errors.NotFound || err instanceof RefusedFile) return null;
-    throw err;
+    // unreadable (its mode, an I/O error): the session keeps its other evidence, the poll logs why
+    problems.push(`the chat file ${path} could not be read: ${errorText(err)}`);
+    return null;
   }
 }
