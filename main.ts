@@ -61,6 +61,9 @@ async function serve(args: CommandArgs): Promise<number> {
   const { loadSettings } = await import("./lib/config/settings.ts");
   // the flag, else config.toml's port (its default 7777)
   const port = args.number("port") ?? loadSettings(home).settings.port;
+  // every way out leaves its line, from before the start on
+  const { serverLogger, stopOnSignals } = await import("./lib/server/mod.ts");
+  const stopping = stopOnSignals(serverLogger(home));
   let server;
   try {
     server = await startServer({
@@ -87,14 +90,13 @@ async function serve(args: CommandArgs): Promise<number> {
       : `this user may not listen on port ${port} (${err.message}); choose another with --port N`;
     console.error(`asm serve: ${why}`);
     // and one line in the log, where a server started by autostart or restart is looked for
-    const { serverLogger } = await import("./lib/server/mod.ts");
     serverLogger(home)({ what: "serve failed to bind", port, error: why });
     return 1;
   }
-  // a daemon: an error nothing caught is logged once and the server goes on; every way out leaves its line
-  const { keepServingThroughUncaught, stopOnSignals } = await import("./lib/server/mod.ts");
+  // a daemon: an error nothing caught is logged once and the server goes on
+  const { keepServingThroughUncaught } = await import("./lib/server/mod.ts");
   keepServingThroughUncaught(server.context.log);
-  stopOnSignals(server, server.context.log);
+  stopping.serving(server);
   console.log(`asm is serving on ${server.url} (data folder ${home})`);
   // a one-time code only to a person at a terminal: a log or a pipe gets the plain address (then `asm open`)
   if (Deno.stdout.isTerminal()) {

@@ -59,39 +59,53 @@ export interface Closable {
   close(): Promise<void>;
 }
 
+/** What {@link stopOnSignals} returns: hand it the server once it has started. */
+export interface StopOnSignals {
+  serving(server: Closable): void;
+}
+
 /**
- * Every stop signal closes the server and ends the process, each leaving `stopping` with the signal first; a
- * close that fails is logged and the process still ends (exit code 1). A second signal during the close ends it
- * at once, logged too. Any `Deno.exit` (this one or another's) logs `process exiting` with the cause known.
+ * Installed before the server starts, so no signal finds the default (a silent end): every stop signal closes
+ * the server and ends the process, each leaving `stopping` with the signal first; one that comes while the
+ * server is still starting closes it as soon as it has started. A close that fails is logged and the process still ends (exit code 1). A second
+ * signal during the close ends it at once, logged too. Any `Deno.exit` (this one or another's) logs `process
+ * exiting` with the cause known.
  */
-export function stopOnSignals(
-  server: Closable,
-  log: Log,
-  exit: (code: number) => void = Deno.exit,
-): void {
+export function stopOnSignals(log: Log, exit: (code: number) => void = Deno.exit): StopOnSignals {
+  let server: Closable | null = null;
   let cause: string | null = null;
   globalThis.addEventListener("unload", () => {
     log({ what: "process exiting", pid: Deno.pid, cause: cause ?? "Deno.exit, with no cause recorded" });
   });
+  const close = async (running: Closable) => {
+    try {
+      await running.close();
+    } catch (err) {
+      log({ what: "stop failed", pid: Deno.pid, error: errorText(err) });
+      exit(1);
+      return;
+    }
+    exit(0);
+  };
   for (const signal of STOP_SIGNALS) {
-    Deno.addSignalListener(signal, async () => {
+    Deno.addSignalListener(signal, () => {
       if (cause !== null) {
         log({ what: "stopping at once", pid: Deno.pid, cause: `signal ${signal} during the close` });
         exit(1);
         return;
       }
       cause = `signal ${signal}`;
-      log({ what: "stopping", pid: Deno.pid, cause });
-      try {
-        await server.close();
-      } catch (err) {
-        log({ what: "stop failed", pid: Deno.pid, error: errorText(err) });
-        exit(1);
-        return;
-      }
-      exit(0);
+      log({ what: "stopping", pid: Deno.pid, cause, starting: server === null });
+      // still starting: the close waits for the server (a second signal ends it at once)
+      if (server !== null) void close(server);
     });
   }
+  return {
+    serving(started) {
+      server = started;
+      if (cause !== null) void close(started);
+    },
+  };
 }
 
 /**

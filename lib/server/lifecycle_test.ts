@@ -107,6 +107,42 @@ Deno.test("a server stopped by SIGTERM or SIGHUP logs the signal, its stop and i
   }
 });
 
+Deno.test("a SIGTERM while the server is still starting closes it once started, with its lines", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "asm-lifecycle-" });
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--node-modules-dir=manual", MAIN, "serve", "--testing", "--port", "0"],
+      env: { ...Deno.env.toObject(), ASM_HOME: home, HOME: home, CODEX_HOME: `${home}/.codex` },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    // the writer lock is taken inside the start, after the listeners are in place and before it is serving
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        if (JSON.parse(Deno.readTextFileSync(join(home, "server.lock"))).pid === child.pid) break;
+      } catch {
+        // not written yet
+      }
+      if (Date.now() > deadline) throw new Error("the server never took its lock");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill("SIGTERM");
+    assert.equal((await child.status).code, 0, "a clean exit");
+    const own = Deno.readTextFileSync(join(home, "server.log")).split("\n").filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l)).filter((l) => l.pid === child.pid && l.what !== "listening")
+      .map((l) => [l.what, l.cause ?? null]);
+    assert.deepEqual(own, [
+      ["stopping", "signal SIGTERM"],
+      ["stopped", null],
+      ["process exiting", "signal SIGTERM"],
+    ]);
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
 Deno.test("a serving process whose route handler throws outside the request logs it and goes on; Deno.exit logs its line", async () => {
   const home = Deno.makeTempDirSync({ prefix: "asm-lifecycle-" });
   try {
@@ -124,7 +160,7 @@ const running = await startServer({
   } }],
 });
 keepServingThroughUncaught(running.context.log);
-stopOnSignals(running, running.context.log);
+stopOnSignals(running.context.log).serving(running);
 const first = await running.api("/api/boom");
 await first.body?.cancel();
 await new Promise((r) => setTimeout(r, 200));

@@ -64,12 +64,21 @@ export function sseResponse(
   };
   if (!hold || hold.holdMs <= 0 || chunks.length < 2) return new Response(chunks.join(""), init);
   const encoder = new TextEncoder();
+  let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
+    cancel() {
+      cancelled = true;
+    },
     start(controller) {
       controller.enqueue(encoder.encode(chunks[0]));
       const rest = () => {
-        controller.enqueue(encoder.encode(chunks.slice(1).join("")));
-        controller.close();
+        if (cancelled) return;
+        try {
+          controller.enqueue(encoder.encode(chunks.slice(1).join("")));
+          controller.close();
+        } catch {
+          // the agent hung up during the hold (a turn interrupted, its process killed): nobody is left to answer
+        }
       };
       const timer = setTimeout(() => {
         hold.signal.removeEventListener("abort", stop);
@@ -78,7 +87,11 @@ export function sseResponse(
       // the server is closing: end the body now rather than hold its shutdown
       function stop() {
         clearTimeout(timer);
-        controller.close();
+        try {
+          controller.close();
+        } catch {
+          // already closed by the agent hanging up
+        }
       }
       hold.signal.addEventListener("abort", stop, { once: true });
     },
